@@ -1,0 +1,44 @@
+/* The allocator every part of lgraph uses, with a failure-injection hook. */
+#include "common.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+
+/* Allocations left before failures start; negative: never fail. */
+static _Atomic int64_t fail_budget = -1;
+static _Atomic int64_t alloc_count = 0;
+
+int64_t lg__alloc_fail_after(int64_t n) {
+    atomic_store(&fail_budget, n);
+    return atomic_exchange(&alloc_count, 0);
+}
+
+/* True if this allocation must fail (the injected failure). */
+static bool should_fail(void) {
+    atomic_fetch_add(&alloc_count, 1);
+    int64_t b = atomic_load(&fail_budget);
+    while (b >= 0) {
+        if (b == 0) return true;
+        if (atomic_compare_exchange_weak(&fail_budget, &b, b - 1)) return false;
+    }
+    return false;
+}
+
+void *lg__malloc(size_t size) {
+    return should_fail() ? NULL : malloc(size ? size : 1);
+}
+
+void *lg__calloc(size_t n, size_t size) {
+    return should_fail() ? NULL : calloc(n ? n : 1, size ? size : 1);
+}
+
+void *lg__aligned_alloc(size_t align, size_t size) {
+    if (should_fail()) return NULL;
+    void *p = NULL;
+    if (posix_memalign(&p, align, size ? size : 1) != 0) return NULL;
+    return p;
+}
+
+void lg__free(void *p) {
+    free(p);
+}

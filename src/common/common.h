@@ -1,0 +1,58 @@
+/* Internal helpers shared by every part of lgraph: error reporting, the
+ * allocator (with its failure-injection hook), overflow-checked arithmetic and
+ * verbose logging. Names are lg__ (internal across files). */
+#ifndef LG_COMMON_H
+#define LG_COMMON_H
+
+#include "lgraph.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LG_INTERNAL     __attribute__((visibility("hidden")))
+#define LG_PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+/* Record "where: message" as this thread's last error and return status.
+ * Use through LG_ERROR so that `where` is the calling function. */
+LG_INTERNAL lg_status lg__error(lg_status status, const char *where, const char *fmt, ...)
+    LG_PRINTF(3, 4);
+#define LG_ERROR(status, ...) lg__error((status), __func__, __VA_ARGS__)
+
+/* Return `status` from the enclosing function unless it is LG_OK. */
+#define LG_CHECK(expr)                                                                             \
+    do {                                                                                           \
+        lg_status lg__s = (expr);                                                                  \
+        if (lg__s != LG_OK) return lg__s;                                                          \
+    } while (0)
+
+/* The library's allocator. Every allocation lgraph makes goes through these
+ * so that tests can fail the Nth one (lg__alloc_fail_after). lg__malloc and
+ * lg__calloc return NULL on failure without setting an error; callers report
+ * LG_OUT_OF_MEMORY themselves. lg__aligned_alloc aligns to `align` (a power of
+ * two, at least sizeof(void *)) and must be released with lg__free. */
+LG_INTERNAL void *lg__malloc(size_t size);
+LG_INTERNAL void *lg__calloc(size_t n, size_t size);
+LG_INTERNAL void *lg__aligned_alloc(size_t align, size_t size);
+LG_INTERNAL void lg__free(void *p);
+/* Test hook: allocations after the next n succeed fail; n < 0 turns it off.
+ * Returns how many allocations were made since the previous call. */
+LG_INTERNAL int64_t lg__alloc_fail_after(int64_t n);
+
+/* Overflow-checked int64 arithmetic: false if the result does not fit. */
+static inline bool lg__mul_ok(int64_t a, int64_t b, int64_t *r) {
+    return !__builtin_mul_overflow(a, b, r);
+}
+static inline bool lg__add_ok(int64_t a, int64_t b, int64_t *r) {
+    return !__builtin_add_overflow(a, b, r);
+}
+
+/* LG_VERBOSE level, read once from the environment (0 when unset). */
+LG_INTERNAL int lg__verbose(void);
+/* Print one "lgraph_verbose,<kind>,..." line to stderr, thread-safe per line. */
+LG_INTERNAL void lg__verbose_printf(const char *fmt, ...) LG_PRINTF(1, 2);
+/* A monotonic clock in milliseconds, for verbose timings and benchmarks. */
+LG_INTERNAL double lg__now_ms(void);
+
+#endif /* LG_COMMON_H */

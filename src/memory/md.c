@@ -1,0 +1,308 @@
+/* Memory descriptors: construction from tags and strides, sizes, offsets,
+ * equality and the canonical tag. */
+#include "memory/md.h"
+
+#include <stdio.h>
+#include <string.h>
+
+bool lg__md_ok(const lg_md *md) {
+    if (!md || md->ndims < 1 || md->ndims > LG_MAX_NDIMS) return false;
+    if (lg_dtype_size(md->dtype) == 0) return false;
+    if (md->format_kind != LG_FMT_ANY && md->format_kind != LG_FMT_BLOCKED) return false;
+    if (md->format_kind == LG_FMT_BLOCKED &&
+        (md->blocking.inner_nblks < 0 || md->blocking.inner_nblks > LG_MAX_NDIMS))
+        return false;
+    return true;
+}
+
+void lg__md_dim_blocks(const lg_md *md, int64_t *blk) {
+    for (int d = 0; d < md->ndims; d++) blk[d] = 1;
+    if (md->format_kind != LG_FMT_BLOCKED) return;
+    for (int i = 0; i < md->blocking.inner_nblks; i++)
+        blk[md->blocking.inner_idxs[i]] *= md->blocking.inner_blks[i];
+}
+
+int64_t lg__md_nelems(const lg_md *md) {
+    int64_t n = 1;
+    for (int d = 0; d < md->ndims; d++) n *= md->dims[d];
+    return n;
+}
+
+/* Elements the buffer spans (without offset0), from the outer strides; 0 for
+ * an empty tensor. Valid mds never overflow here (checked at init). */
+static int64_t span_elems(const lg_md *md) {
+    int64_t blk[LG_MAX_NDIMS], span = 0, inner = 1;
+    lg__md_dim_blocks(md, blk);
+    for (int d = 0; d < md->ndims; d++) {
+        if (md->dims[d] == 0) return 0;
+        int64_t extent = md->padded_dims[d] / blk[d];
+        int64_t s = md->blocking.strides[d] * extent;
+        if (s > span) span = s;
+    }
+    for (int i = 0; i < md->blocking.inner_nblks; i++) inner *= md->blocking.inner_blks[i];
+    return span > inner ? span : inner;
+}
+
+int64_t lg__md_nelems_padded(const lg_md *md) {
+    if (!lg__md_ok(md) || md->format_kind != LG_FMT_BLOCKED) return 0;
+    int64_t span = span_elems(md);
+    return span ? md->offset0 + span : 0;
+}
+
+size_t lg_md_size(const lg_md *md) {
+    return (size_t)lg__md_nelems_padded(md) * (md && lg__md_ok(md) ? lg_dtype_size(md->dtype) : 0);
+}
+
+bool lg__md_has_padding(const lg_md *md) {
+    for (int d = 0; d < md->ndims; d++)
+        if (md->padded_dims[d] != md->dims[d]) return true;
+    return false;
+}
+
+bool lg__md_is_dense(const lg_md *md) {
+    if (md->format_kind != LG_FMT_BLOCKED || md->offset0 != 0) return false;
+    int64_t n = 1;
+    for (int d = 0; d < md->ndims; d++) n *= md->padded_dims[d];
+    return n == span_elems(md);
+}
+
+int64_t lg__md_off(const lg_md *md, const int64_t *idx) {
+    int64_t blk[LG_MAX_NDIMS], div[LG_MAX_NDIMS];
+    lg__md_dim_blocks(md, blk);
+    int64_t off = md->offset0;
+    for (int d = 0; d < md->ndims; d++) {
+        off += (idx[d] / blk[d]) * md->blocking.strides[d];
+        div[d] = 1;
+    }
+    int64_t mult = 1;
+    for (int i = md->blocking.inner_nblks - 1; i >= 0; i--) {
+        int d = md->blocking.inner_idxs[i];
+        int64_t b = md->blocking.inner_blks[i];
+        off += ((idx[d] / div[d]) % b) * mult;
+        div[d] *= b;
+        mult *= b;
+    }
+    return off;
+}
+
+int64_t lg_md_offset(const lg_md *md, const int64_t *idx) {
+    if (!md || !idx || !lg__md_ok(md) || md->format_kind != LG_FMT_BLOCKED) return -1;
+    for (int d = 0; d < md->ndims; d++)
+        if (idx[d] < 0 || idx[d] >= md->dims[d]) return -1;
+    return lg__md_off(md, idx);
+}
+
+bool lg_md_is_any(const lg_md *md) {
+    return md && md->format_kind == LG_FMT_ANY;
+}
+
+/* Checks shared by both constructors: pointers, ndims, dims, dtype. */
+static lg_status check_common(const lg_md *md, int ndims, const int64_t *dims, lg_dtype dt,
+                              const char *where) {
+    if (!md) return lg__error(LG_INVALID_ARGUMENT, where, "md is NULL");
+    if (!dims) return lg__error(LG_INVALID_ARGUMENT, where, "dims is NULL");
+    if (ndims < 1 || ndims > LG_MAX_NDIMS)
+        return lg__error(LG_INVALID_ARGUMENT, where, "ndims %d is outside 1..%d", ndims,
+                         LG_MAX_NDIMS);
+    for (int d = 0; d < ndims; d++)
+        if (dims[d] < 0)
+            return lg__error(LG_INVALID_ARGUMENT, where, "dims[%d] = %lld is negative", d,
+                             (long long)dims[d]);
+    if (lg_dtype_size(dt) == 0)
+        return lg__error(LG_INVALID_ARGUMENT, where, "unknown data type %d", (int)dt);
+    return LG_OK;
+}
+
+/* Check that `elems` elements of dt (and the logical element count) fit. */
+static lg_status check_bytes(int64_t elems, lg_dtype dt, const int64_t *dims, int ndims,
+                             const char *where) {
+    int64_t bytes, n = 1;
+    for (int d = 0; d < ndims; d++)
+        if (!lg__mul_ok(n, dims[d] ? dims[d] : 1, &n))
+            return lg__error(LG_INVALID_ARGUMENT, where, "element count overflows int64");
+    if (!lg__mul_ok(elems, (int64_t)lg_dtype_size(dt), &bytes))
+        return lg__error(LG_INVALID_ARGUMENT, where, "byte size overflows int64");
+    return LG_OK;
+}
+
+lg_status lg_md_init_tag(lg_md *md, int ndims, const int64_t *dims, lg_dtype dt, const char *tag) {
+    static const char where[] = "lg_md_init_tag";
+    LG_CHECK(check_common(md, ndims, dims, dt, where));
+    if (!tag) return lg__error(LG_INVALID_ARGUMENT, where, "tag is NULL");
+    lg_md r;
+    memset(&r, 0, sizeof r);
+    r.ndims = ndims;
+    r.dtype = dt;
+    for (int d = 0; d < ndims; d++) r.dims[d] = r.padded_dims[d] = dims[d];
+    if (strcmp(tag, "any") == 0) {
+        LG_CHECK(check_bytes(1, dt, dims, ndims, where));
+        r.format_kind = LG_FMT_ANY;
+        *md = r;
+        return LG_OK;
+    }
+    lg__tag t;
+    LG_CHECK(lg__tag_parse(tag, ndims, &t, where));
+    r.format_kind = LG_FMT_BLOCKED;
+    int64_t blk[LG_MAX_NDIMS], inner = 1;
+    for (int d = 0; d < ndims; d++) blk[d] = 1;
+    for (int i = 0; i < t.nblks; i++) {
+        if (!lg__mul_ok(blk[t.blk_dims[i]], t.blks[i], &blk[t.blk_dims[i]]) ||
+            !lg__mul_ok(inner, t.blks[i], &inner))
+            return lg__error(LG_INVALID_ARGUMENT, where, "tag '%s': block sizes overflow", tag);
+        r.blocking.inner_blks[i] = t.blks[i];
+        r.blocking.inner_idxs[i] = t.blk_dims[i];
+    }
+    r.blocking.inner_nblks = t.nblks;
+    for (int d = 0; d < ndims; d++) {
+        int64_t padded;
+        if (!lg__add_ok(dims[d], blk[d] - 1, &padded))
+            return lg__error(LG_INVALID_ARGUMENT, where, "padded dims[%d] overflows", d);
+        r.padded_dims[d] = padded / blk[d] * blk[d];
+    }
+    /* Dense strides: innermost outer dim first; an extent of 0 counts as 1 so
+     * that an empty tensor still has meaningful strides. */
+    int64_t s = inner;
+    for (int i = ndims - 1; i >= 0; i--) {
+        int d = t.order[i];
+        r.blocking.strides[d] = s;
+        int64_t extent = r.padded_dims[d] / blk[d];
+        if (!lg__mul_ok(s, extent ? extent : 1, &s))
+            return lg__error(LG_INVALID_ARGUMENT, where, "padded element count overflows int64");
+    }
+    LG_CHECK(check_bytes(s, dt, dims, ndims, where));
+    *md = r;
+    return LG_OK;
+}
+
+/* Order dims by decreasing stride; ties put the dim of extent > 1 first (an
+ * extent-1 dim shares its stride with the dim outside it), then by index. */
+static void order_by_stride(const lg_md *md, int *order) {
+    int64_t blk[LG_MAX_NDIMS];
+    lg__md_dim_blocks(md, blk);
+    int n = md->ndims;
+    for (int d = 0; d < n; d++) order[d] = d;
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0; j--) {
+            int a = order[j - 1], b = order[j];
+            int64_t sa = md->blocking.strides[a], sb = md->blocking.strides[b];
+            bool big_a = md->padded_dims[a] / blk[a] > 1, big_b = md->padded_dims[b] / blk[b] > 1;
+            bool swap = sb > sa || (sb == sa && big_b && !big_a);
+            if (!swap) break;
+            order[j - 1] = b;
+            order[j] = a;
+        }
+}
+
+lg_status lg_md_init_strides(lg_md *md, int ndims, const int64_t *dims, lg_dtype dt,
+                             const int64_t *strides) {
+    static const char where[] = "lg_md_init_strides";
+    LG_CHECK(check_common(md, ndims, dims, dt, where));
+    lg_md r;
+    memset(&r, 0, sizeof r);
+    r.ndims = ndims;
+    r.dtype = dt;
+    r.format_kind = LG_FMT_BLOCKED;
+    int64_t s = 1;
+    for (int d = ndims - 1; d >= 0; d--) {
+        r.dims[d] = r.padded_dims[d] = dims[d];
+        if (strides) {
+            if (strides[d] < 0)
+                return lg__error(LG_INVALID_ARGUMENT, where, "strides[%d] = %lld is negative", d,
+                                 (long long)strides[d]);
+            r.blocking.strides[d] = strides[d];
+        } else {
+            r.blocking.strides[d] = s;
+            if (!lg__mul_ok(s, dims[d] ? dims[d] : 1, &s))
+                return lg__error(LG_INVALID_ARGUMENT, where, "element count overflows int64");
+        }
+    }
+    /* Non-overlap: along the stride order, each dim of extent > 1 must start
+     * past the whole extent of the next one inside it. */
+    int order[LG_MAX_NDIMS];
+    order_by_stride(&r, order);
+    int inner = -1;
+    int64_t span = 1;
+    for (int i = ndims - 1; i >= 0; i--) {
+        int d = order[i];
+        if (dims[d] <= 1) continue;
+        if (inner >= 0 && r.blocking.strides[d] < span)
+            return lg__error(LG_INVALID_ARGUMENT, where,
+                             "strides overlap: dim %d (stride %lld) is inside the extent of dim "
+                             "%d (stride %lld x %lld)",
+                             d, (long long)r.blocking.strides[d], inner,
+                             (long long)r.blocking.strides[inner], (long long)dims[inner]);
+        if (r.blocking.strides[d] == 0)
+            return lg__error(LG_INVALID_ARGUMENT, where,
+                             "strides overlap: dim %d has extent %lld and stride 0", d,
+                             (long long)dims[d]);
+        if (!lg__mul_ok(r.blocking.strides[d], dims[d], &span))
+            return lg__error(LG_INVALID_ARGUMENT, where, "strided size overflows int64");
+        inner = d;
+    }
+    int64_t total = 1;
+    for (int d = 0; d < ndims; d++) {
+        int64_t e;
+        if (!lg__mul_ok(r.blocking.strides[d], dims[d] ? dims[d] : 1, &e))
+            return lg__error(LG_INVALID_ARGUMENT, where, "strided size overflows int64");
+        if (e > total) total = e;
+    }
+    LG_CHECK(check_bytes(total, dt, dims, ndims, where));
+    *md = r;
+    return LG_OK;
+}
+
+bool lg_md_equal(const lg_md *a, const lg_md *b) {
+    if (!a || !b || !lg__md_ok(a) || !lg__md_ok(b)) return false;
+    if (a->ndims != b->ndims || a->dtype != b->dtype || a->format_kind != b->format_kind)
+        return false;
+    for (int d = 0; d < a->ndims; d++)
+        if (a->dims[d] != b->dims[d]) return false;
+    if (a->format_kind == LG_FMT_ANY) return true;
+    if (a->offset0 != b->offset0 || a->blocking.inner_nblks != b->blocking.inner_nblks)
+        return false;
+    for (int i = 0; i < a->blocking.inner_nblks; i++)
+        if (a->blocking.inner_blks[i] != b->blocking.inner_blks[i] ||
+            a->blocking.inner_idxs[i] != b->blocking.inner_idxs[i])
+            return false;
+    /* Same blocks, so same per-dim block products; a stride only matters
+     * where the outer extent exceeds 1 (the same bytes in the same places). */
+    int64_t blk[LG_MAX_NDIMS];
+    lg__md_dim_blocks(a, blk);
+    for (int d = 0; d < a->ndims; d++) {
+        if (a->padded_dims[d] != b->padded_dims[d]) return false;
+        if (a->padded_dims[d] / blk[d] > 1 && a->blocking.strides[d] != b->blocking.strides[d])
+            return false;
+    }
+    return true;
+}
+
+lg_status lg_md_tag(const lg_md *md, char *buf, size_t len) {
+    static const char where[] = "lg_md_tag";
+    if (!md || !buf) return lg__error(LG_INVALID_ARGUMENT, where, "md or buf is NULL");
+    if (!lg__md_ok(md)) return lg__error(LG_INVALID_ARGUMENT, where, "md is not initialised");
+    char tag[LG_TAG_MAX * 2] = "any";
+    if (md->format_kind == LG_FMT_BLOCKED) {
+        int order[LG_MAX_NDIMS], n = 0;
+        int64_t blk[LG_MAX_NDIMS];
+        lg__md_dim_blocks(md, blk);
+        order_by_stride(md, order);
+        for (int i = 0; i < md->ndims; i++) {
+            int d = order[i];
+            tag[n++] = (char)((blk[d] > 1 ? 'A' : 'a') + d);
+        }
+        for (int i = 0; i < md->blocking.inner_nblks; i++)
+            n += snprintf(tag + n, sizeof tag - (size_t)n, "%lld%c",
+                          (long long)md->blocking.inner_blks[i], 'a' + md->blocking.inner_idxs[i]);
+        tag[n] = '\0';
+        lg_md back;
+        if (lg_md_init_tag(&back, md->ndims, md->dims, md->dtype, tag) != LG_OK ||
+            !lg_md_equal(&back, md))
+            return lg__error(LG_UNIMPLEMENTED, where,
+                             "the layout has gaps or an offset; no tag expresses it");
+    }
+    if (strlen(tag) + 1 > len)
+        return lg__error(LG_INVALID_ARGUMENT, where, "buffer of %zu bytes is too small for '%s'",
+                         len, tag);
+    memcpy(buf, tag, strlen(tag) + 1);
+    return LG_OK;
+}

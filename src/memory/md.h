@@ -1,0 +1,54 @@
+/* Internal view of memory descriptors: the parsed form of a tag and the
+ * helpers kernels use to walk a layout. */
+#ifndef LG_MEMORY_MD_H
+#define LG_MEMORY_MD_H
+
+#include "common/common.h"
+
+/* Longest tag string accepted (a longer one is invalid). */
+#define LG_TAG_MAX 128
+
+/* A tag in generic form: the order of the outer dims (outermost first) and
+ * the inner blocks (outermost first). */
+typedef struct lg__tag {
+    int ndims;
+    int order[LG_MAX_NDIMS];
+    int nblks;
+    int64_t blks[LG_MAX_NDIMS];
+    int blk_dims[LG_MAX_NDIMS];
+} lg__tag;
+
+/* Parse `tag` (generic, with "x" shorthand, or a domain alias; not "any")
+ * for a tensor of `ndims` dims. On error sets lg_last_error, naming `where`,
+ * and returns LG_INVALID_ARGUMENT. */
+LG_INTERNAL lg_status lg__tag_parse(const char *tag, int ndims, lg__tag *out, const char *where);
+
+/* Translate a domain alias ("nChw16c", "OIhw16i16o", "x") into its generic
+ * tag in buf (size LG_TAG_MAX + 1), and its ndims. Returns false if `tag` is
+ * not an alias; *why then says what is wrong with it. */
+LG_INTERNAL bool lg__alias_to_generic(const char *tag, char *buf, int *ndims, const char **why);
+
+/* True if md is a structurally valid descriptor (ndims, dtype, format kind). */
+LG_INTERNAL bool lg__md_ok(const lg_md *md);
+
+/* Product of the inner blocks on each dim (1 where none), into blk[ndims]. */
+LG_INTERNAL void lg__md_dim_blocks(const lg_md *md, int64_t *blk);
+
+/* Number of logical elements (product of dims). */
+LG_INTERNAL int64_t lg__md_nelems(const lg_md *md);
+
+/* Number of elements of the buffer, padding included (lg_md_size / elt). */
+LG_INTERNAL int64_t lg__md_nelems_padded(const lg_md *md);
+
+/* Element offset of idx without range checks: any idx inside padded_dims
+ * is accepted, so this also locates padding. md must be blocked. */
+LG_INTERNAL int64_t lg__md_off(const lg_md *md, const int64_t *idx);
+
+/* True if md is dense: a blocked md whose buffer has no gaps beyond padding
+ * (the padded element count equals the buffer's element count). */
+LG_INTERNAL bool lg__md_is_dense(const lg_md *md);
+
+/* True if the md has padding (some padded dim exceeds its dim). */
+LG_INTERNAL bool lg__md_has_padding(const lg_md *md);
+
+#endif /* LG_MEMORY_MD_H */
