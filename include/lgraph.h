@@ -176,6 +176,152 @@ LG_API bool lg_md_is_any(const lg_md *md);
  */
 LG_API lg_status lg_md_tag(const lg_md *md, char *buf, size_t len);
 
+/* ------------------------------------------------------------------------ */
+/* Attributes and execution arguments                                       */
+/* ------------------------------------------------------------------------ */
+
+/* Eltwise algorithms; alpha and beta as in oneDNN's eltwise. */
+typedef enum lg_eltwise_alg {
+    LG_ELTWISE_RELU, /* x > 0 ? x : alpha * x */
+    LG_ELTWISE_ELU,
+    LG_ELTWISE_TANH,
+    LG_ELTWISE_LOGISTIC,
+    LG_ELTWISE_GELU_TANH,
+    LG_ELTWISE_GELU_ERF,
+    LG_ELTWISE_SWISH,
+    LG_ELTWISE_EXP,
+    LG_ELTWISE_LOG,
+    LG_ELTWISE_ABS,
+    LG_ELTWISE_SQRT,
+    LG_ELTWISE_SQUARE,
+    LG_ELTWISE_LINEAR, /* alpha * x + beta */
+    LG_ELTWISE_CLIP,   /* min(max(x, alpha), beta) */
+    LG_ELTWISE_HARDSWISH,
+    LG_ELTWISE_HARDSIGMOID,
+} lg_eltwise_alg;
+
+/* Execution argument ids (as oneDNN's DNNL_ARG_*). */
+enum {
+    LG_ARG_SRC = 1,
+    LG_ARG_DST = 17,
+    LG_ARG_WEIGHTS = 33,
+    LG_ARG_BIAS = 41,
+    LG_ARG_DIFF_SRC = 129,
+    LG_ARG_DIFF_DST = 145,
+    LG_ARG_ATTR_SCALES = 4096,      /* | LG_ARG_SRC or | LG_ARG_DST: f32 values */
+    LG_ARG_ATTR_ZERO_POINTS = 8192, /* | LG_ARG_SRC or | LG_ARG_DST: s32 values */
+};
+
+/* One execution argument: an argument id and the caller's buffer. */
+typedef struct lg_arg {
+    int arg;
+    void *data;
+} lg_arg;
+
+/* Most post-ops one attribute holds. */
+#define LG_MAX_POST_OPS 8
+
+/*
+ * Kernel attributes: scales and zero points (their masks; the values come at
+ * execution) and a chain of post-ops. An attribute is copied into every kernel
+ * created with it, so it may be destroyed or changed right after creation.
+ */
+typedef struct lg_attr lg_attr;
+
+/* Create an empty attribute (no scales, no zero points, no post-ops). */
+LG_API lg_status lg_attr_create(lg_attr **attr);
+
+/* Destroy attr; NULL is allowed. */
+LG_API void lg_attr_destroy(lg_attr *attr);
+
+/*
+ * Ask for scales on arg (LG_ARG_SRC or LG_ARG_DST). mask selects the dims the
+ * scale varies along: bit d set gives one value per index of dim d; 0 gives
+ * one value for the whole tensor. The values are passed at execution as
+ * LG_ARG_ATTR_SCALES | arg, f32, row-major over the selected dims. A mask
+ * naming a dim the tensor lacks is rejected when the kernel is created.
+ */
+LG_API lg_status lg_attr_set_scales(lg_attr *attr, int arg, int mask);
+
+/* As lg_attr_set_scales, for zero points: s32 values passed as
+ * LG_ARG_ATTR_ZERO_POINTS | arg. */
+LG_API lg_status lg_attr_set_zero_points(lg_attr *attr, int arg, int mask);
+
+/* Append a sum post-op: dst = op(...) + beta * dst_old. */
+LG_API lg_status lg_attr_append_sum(lg_attr *attr, float beta);
+
+/* Append an eltwise post-op applied to the result so far. */
+LG_API lg_status lg_attr_append_eltwise(lg_attr *attr, lg_eltwise_alg alg, float alpha, float beta);
+
+/* ------------------------------------------------------------------------ */
+/* Kernels (primitives)                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* A created kernel: a problem bound to an implementation. Kernels are shared
+ * through the kernel cache and reference counted: each lg_*_create result
+ * must be released with lg_kernel_destroy. A kernel is immutable and may be
+ * executed from several threads at once. */
+typedef struct lg_kernel lg_kernel;
+typedef enum lg_prop { LG_FORWARD = 0, LG_BACKWARD = 1 } lg_prop;
+
+/*
+ * A reorder from src's layout and type to dst's: same ndims and dims, any
+ * layouts (plain, strided, blocked), any of the 36 type pairs. Computed in
+ * f32 as
+ *     dst = (scale_src / scale_dst) * (src - zp_src) + beta * dst_old + zp_dst
+ * (each term only if attr asks for it; the sum term is attr's sum post-op),
+ * then converted: round to nearest even for f16/bf16 (overflow gives inf),
+ * round to nearest even with saturation for s8/u8/s32 (NaN gives 0). Without
+ * attributes between equal types it copies bits. dst's padding is written as
+ * zeros. attr may be NULL; its only post-op may be a sum.
+ * Execution arguments: LG_ARG_SRC, LG_ARG_DST and the scale / zero-point
+ * arrays attr asks for.
+ */
+LG_API lg_status lg_reorder_create(lg_kernel **k, const lg_md *src, const lg_md *dst,
+                                   const lg_attr *attr);
+
+/* The md of argument `arg` (e.g. LG_ARG_DST): for one given as "any", the
+ * layout the kernel chose; otherwise the md it was given. LG_INVALID_ARGUMENT
+ * for an argument the kernel does not have. */
+LG_API lg_status lg_kernel_query_md(const lg_kernel *k, int arg, lg_md *md);
+
+/*
+ * Run the kernel on the given buffers. Every argument the kernel needs must
+ * be present with a non-NULL buffer laid out as its md says (unknown extra
+ * arguments are rejected). Does not allocate. Buffers that overlap are
+ * rejected unless the kernel allows in-place use and they coincide exactly.
+ */
+LG_API lg_status lg_kernel_execute(const lg_kernel *k, int nargs, const lg_arg *args);
+
+/* The implementation's name, e.g. "reorder:avx512:transpose16"; never NULL
+ * ("" for a NULL kernel). */
+LG_API const char *lg_kernel_impl(const lg_kernel *k);
+
+/* Release the caller's reference to k; NULL is allowed. The kernel is freed
+ * when the kernel cache no longer holds it either. */
+LG_API void lg_kernel_destroy(lg_kernel *k);
+
+/* ------------------------------------------------------------------------ */
+/* Kernel cache                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* Counters of the process-wide kernel cache. */
+typedef struct lg_cache_stats {
+    uint64_t hits, misses, evictions;
+    int size, capacity;
+} lg_cache_stats;
+
+/* Set how many kernels the cache keeps (least recently used go first);
+ * 0 disables it. The default comes from LG_KERNEL_CACHE_CAPACITY, else 1024.
+ * LG_INVALID_ARGUMENT for a negative capacity. */
+LG_API lg_status lg_kernel_cache_set_capacity(int capacity);
+
+/* The current capacity. */
+LG_API int lg_kernel_cache_capacity(void);
+
+/* Fill *stats with the counters (hits, misses and evictions since start). */
+LG_API void lg_kernel_cache_stats(lg_cache_stats *stats);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,7 +15,8 @@
 #define LG_PRINTF(f, a) __attribute__((format(printf, f, a)))
 
 /* Record "where: message" as this thread's last error and return status.
- * Use through LG_ERROR so that `where` is the calling function. */
+ * Use through LG_ERROR so that `where` is the calling function. A NULL
+ * `where` records nothing: internal probes (is this a valid tag?) pass it. */
 LG_INTERNAL lg_status lg__error(lg_status status, const char *where, const char *fmt, ...)
     LG_PRINTF(3, 4);
 #define LG_ERROR(status, ...) lg__error((status), __func__, __VA_ARGS__)

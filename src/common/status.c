@@ -33,7 +33,8 @@ const char *lg_last_error(void) {
 }
 
 lg_status lg__error(lg_status status, const char *where, const char *fmt, ...) {
-    int n = snprintf(last_error, sizeof last_error, "%s: ", where ? where : "lgraph");
+    if (!where) return status; /* a quiet probe records nothing */
+    int n = snprintf(last_error, sizeof last_error, "%s: ", where);
     if (n < 0 || (size_t)n >= sizeof last_error) n = 0;
     va_list ap;
     va_start(ap, fmt);

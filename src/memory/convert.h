@@ -111,7 +111,6 @@ static inline float lg__load_f32(const void *p, lg_dtype dt, int64_t i) {
     }
     return 0.0f;
 }
-}
 
 /* Store f as element i of a buffer of type dt, converted as described above. */
 static inline void lg__store_f32(void *p, lg_dtype dt, int64_t i, float f) {

@@ -125,6 +125,41 @@ static lg_status check_bytes(int64_t elems, lg_dtype dt, const int64_t *dims, in
     return LG_OK;
 }
 
+/* Fill the blocking of r (ndims, dims, dtype already set) from a parsed tag:
+ * blocks, padded dims, dense strides. Overflow errors name `where` (NULL:
+ * quiet). */
+static lg_status build_from_tag(lg_md *r, const lg__tag *t, const char *where) {
+    int ndims = r->ndims;
+    r->format_kind = LG_FMT_BLOCKED;
+    int64_t blk[LG_MAX_NDIMS], inner = 1;
+    for (int d = 0; d < ndims; d++) blk[d] = 1;
+    for (int i = 0; i < t->nblks; i++) {
+        if (!lg__mul_ok(blk[t->blk_dims[i]], t->blks[i], &blk[t->blk_dims[i]]) ||
+            !lg__mul_ok(inner, t->blks[i], &inner))
+            return lg__error(LG_INVALID_ARGUMENT, where, "block sizes overflow");
+        r->blocking.inner_blks[i] = t->blks[i];
+        r->blocking.inner_idxs[i] = t->blk_dims[i];
+    }
+    r->blocking.inner_nblks = t->nblks;
+    for (int d = 0; d < ndims; d++) {
+        int64_t padded;
+        if (!lg__add_ok(r->dims[d], blk[d] - 1, &padded))
+            return lg__error(LG_INVALID_ARGUMENT, where, "padded dims[%d] overflows", d);
+        r->padded_dims[d] = padded / blk[d] * blk[d];
+    }
+    /* Dense strides: innermost outer dim first; an extent of 0 counts as 1 so
+     * that an empty tensor still has meaningful strides. */
+    int64_t s = inner;
+    for (int i = ndims - 1; i >= 0; i--) {
+        int d = t->order[i];
+        r->blocking.strides[d] = s;
+        int64_t extent = r->padded_dims[d] / blk[d];
+        if (!lg__mul_ok(s, extent ? extent : 1, &s))
+            return lg__error(LG_INVALID_ARGUMENT, where, "padded element count overflows int64");
+    }
+    return check_bytes(s, r->dtype, r->dims, ndims, where);
+}
+
 lg_status lg_md_init_tag(lg_md *md, int ndims, const int64_t *dims, lg_dtype dt, const char *tag) {
     static const char where[] = "lg_md_init_tag";
     LG_CHECK(check_common(md, ndims, dims, dt, where));
@@ -142,34 +177,7 @@ lg_status lg_md_init_tag(lg_md *md, int ndims, const int64_t *dims, lg_dtype dt,
     }
     lg__tag t;
     LG_CHECK(lg__tag_parse(tag, ndims, &t, where));
-    r.format_kind = LG_FMT_BLOCKED;
-    int64_t blk[LG_MAX_NDIMS], inner = 1;
-    for (int d = 0; d < ndims; d++) blk[d] = 1;
-    for (int i = 0; i < t.nblks; i++) {
-        if (!lg__mul_ok(blk[t.blk_dims[i]], t.blks[i], &blk[t.blk_dims[i]]) ||
-            !lg__mul_ok(inner, t.blks[i], &inner))
-            return lg__error(LG_INVALID_ARGUMENT, where, "tag '%s': block sizes overflow", tag);
-        r.blocking.inner_blks[i] = t.blks[i];
-        r.blocking.inner_idxs[i] = t.blk_dims[i];
-    }
-    r.blocking.inner_nblks = t.nblks;
-    for (int d = 0; d < ndims; d++) {
-        int64_t padded;
-        if (!lg__add_ok(dims[d], blk[d] - 1, &padded))
-            return lg__error(LG_INVALID_ARGUMENT, where, "padded dims[%d] overflows", d);
-        r.padded_dims[d] = padded / blk[d] * blk[d];
-    }
-    /* Dense strides: innermost outer dim first; an extent of 0 counts as 1 so
-     * that an empty tensor still has meaningful strides. */
-    int64_t s = inner;
-    for (int i = ndims - 1; i >= 0; i--) {
-        int d = t.order[i];
-        r.blocking.strides[d] = s;
-        int64_t extent = r.padded_dims[d] / blk[d];
-        if (!lg__mul_ok(s, extent ? extent : 1, &s))
-            return lg__error(LG_INVALID_ARGUMENT, where, "padded element count overflows int64");
-    }
-    LG_CHECK(check_bytes(s, dt, dims, ndims, where));
+    LG_CHECK(build_from_tag(&r, &t, where));
     *md = r;
     return LG_OK;
 }
@@ -276,30 +284,44 @@ bool lg_md_equal(const lg_md *a, const lg_md *b) {
     return true;
 }
 
+/* The canonical tag of a valid md into tag (LG_TAG_MAX * 2 bytes); false if
+ * no tag expresses the layout. Sets no error. */
+bool lg__md_tag_str(const lg_md *md, char *tag) {
+    if (md->format_kind != LG_FMT_BLOCKED) {
+        strcpy(tag, "any");
+        return true;
+    }
+    int order[LG_MAX_NDIMS], n = 0;
+    int64_t blk[LG_MAX_NDIMS];
+    lg__md_dim_blocks(md, blk);
+    order_by_stride(md, order);
+    for (int i = 0; i < md->ndims; i++) {
+        int d = order[i];
+        tag[n++] = (char)((blk[d] > 1 ? 'A' : 'a') + d);
+    }
+    for (int i = 0; i < md->blocking.inner_nblks; i++)
+        n += snprintf(tag + n, (size_t)(LG_TAG_MAX * 2 - n), "%lld%c",
+                      (long long)md->blocking.inner_blks[i], 'a' + md->blocking.inner_idxs[i]);
+    tag[n] = '\0';
+    /* The tag must describe exactly this layout: rebuild and compare. */
+    lg__tag t;
+    if (strlen(tag) > LG_TAG_MAX || lg__tag_parse(tag, md->ndims, &t, NULL) != LG_OK) return false;
+    lg_md back;
+    memset(&back, 0, sizeof back);
+    back.ndims = md->ndims;
+    back.dtype = md->dtype;
+    for (int d = 0; d < md->ndims; d++) back.dims[d] = md->dims[d];
+    return build_from_tag(&back, &t, NULL) == LG_OK && lg_md_equal(&back, md);
+}
+
 lg_status lg_md_tag(const lg_md *md, char *buf, size_t len) {
     static const char where[] = "lg_md_tag";
     if (!md || !buf) return lg__error(LG_INVALID_ARGUMENT, where, "md or buf is NULL");
     if (!lg__md_ok(md)) return lg__error(LG_INVALID_ARGUMENT, where, "md is not initialised");
-    char tag[LG_TAG_MAX * 2] = "any";
-    if (md->format_kind == LG_FMT_BLOCKED) {
-        int order[LG_MAX_NDIMS], n = 0;
-        int64_t blk[LG_MAX_NDIMS];
-        lg__md_dim_blocks(md, blk);
-        order_by_stride(md, order);
-        for (int i = 0; i < md->ndims; i++) {
-            int d = order[i];
-            tag[n++] = (char)((blk[d] > 1 ? 'A' : 'a') + d);
-        }
-        for (int i = 0; i < md->blocking.inner_nblks; i++)
-            n += snprintf(tag + n, sizeof tag - (size_t)n, "%lld%c",
-                          (long long)md->blocking.inner_blks[i], 'a' + md->blocking.inner_idxs[i]);
-        tag[n] = '\0';
-        lg_md back;
-        if (lg_md_init_tag(&back, md->ndims, md->dims, md->dtype, tag) != LG_OK ||
-            !lg_md_equal(&back, md))
-            return lg__error(LG_UNIMPLEMENTED, where,
-                             "the layout has gaps or an offset; no tag expresses it");
-    }
+    char tag[LG_TAG_MAX * 2];
+    if (!lg__md_tag_str(md, tag))
+        return lg__error(LG_UNIMPLEMENTED, where,
+                         "the layout has gaps or an offset; no tag expresses it");
     if (strlen(tag) + 1 > len)
         return lg__error(LG_INVALID_ARGUMENT, where, "buffer of %zu bytes is too small for '%s'",
                          len, tag);

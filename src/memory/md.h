@@ -51,4 +51,17 @@ LG_INTERNAL bool lg__md_is_dense(const lg_md *md);
 /* True if the md has padding (some padded dim exceeds its dim). */
 LG_INTERNAL bool lg__md_has_padding(const lg_md *md);
 
+/* Copy md into *out with every unused byte zeroed (dims past ndims, blocks
+ * past inner_nblks, struct padding), so that equal descriptors have equal
+ * bytes: kernel-cache keys are hashed and compared as raw memory. */
+LG_INTERNAL void lg__md_canon(const lg_md *md, lg_md *out);
+
+/* md's canonical tag into tag (at least LG_TAG_MAX * 2 bytes): "any" for
+ * an "any" md; false (and no error set) if no tag expresses the layout. */
+LG_INTERNAL bool lg__md_tag_str(const lg_md *md, char *tag);
+
+/* A short human-readable form for messages and verbose lines, e.g.
+ * "f32:aBcd16b:8x256x56x56", into buf (len bytes). */
+LG_INTERNAL void lg__md_describe(const lg_md *md, char *buf, size_t len);
+
 #endif /* LG_MEMORY_MD_H */

@@ -1,0 +1,83 @@
+/* lg_attr: scales, zero points and post-ops. */
+#include "primitives/attr.h"
+
+#include <math.h>
+#include <string.h>
+
+void lg__attr_init(struct lg_attr *a) {
+    memset(a, 0, sizeof *a);
+    a->scale_mask[0] = a->scale_mask[1] = -1;
+    a->zp_mask[0] = a->zp_mask[1] = -1;
+}
+
+lg_status lg_attr_create(lg_attr **attr) {
+    if (!attr) return LG_ERROR(LG_INVALID_ARGUMENT, "attr is NULL");
+    lg_attr *a = lg__malloc(sizeof *a);
+    if (!a) return LG_ERROR(LG_OUT_OF_MEMORY, "cannot allocate an attribute");
+    lg__attr_init(a);
+    *attr = a;
+    return LG_OK;
+}
+
+void lg_attr_destroy(lg_attr *attr) {
+    lg__free(attr);
+}
+
+/* Slot of a scale / zero-point argument: 0 for LG_ARG_SRC, 1 for LG_ARG_DST. */
+static lg_status arg_slot(int arg, int mask, const char *where, int *slot) {
+    if (arg != LG_ARG_SRC && arg != LG_ARG_DST)
+        return lg__error(LG_INVALID_ARGUMENT, where,
+                         "arg %d: only LG_ARG_SRC (1) and LG_ARG_DST (17) take it", arg);
+    if (mask < 0 || mask >= (1 << LG_MAX_NDIMS))
+        return lg__error(LG_INVALID_ARGUMENT, where, "mask 0x%x names dims beyond %d", mask,
+                         LG_MAX_NDIMS - 1);
+    *slot = arg == LG_ARG_SRC ? 0 : 1;
+    return LG_OK;
+}
+
+lg_status lg_attr_set_scales(lg_attr *attr, int arg, int mask) {
+    if (!attr) return LG_ERROR(LG_INVALID_ARGUMENT, "attr is NULL");
+    int slot = 0;
+    LG_CHECK(arg_slot(arg, mask, __func__, &slot));
+    attr->scale_mask[slot] = mask;
+    return LG_OK;
+}
+
+lg_status lg_attr_set_zero_points(lg_attr *attr, int arg, int mask) {
+    if (!attr) return LG_ERROR(LG_INVALID_ARGUMENT, "attr is NULL");
+    int slot = 0;
+    LG_CHECK(arg_slot(arg, mask, __func__, &slot));
+    attr->zp_mask[slot] = mask;
+    return LG_OK;
+}
+
+/* Append a zeroed post-op slot, or fail when the chain is full. */
+static lg_status append(lg_attr *attr, const char *where, lg__post_op **op) {
+    if (!attr) return lg__error(LG_INVALID_ARGUMENT, where, "attr is NULL");
+    if (attr->npost >= LG_MAX_POST_OPS)
+        return lg__error(LG_INVALID_ARGUMENT, where, "more than %d post-ops", LG_MAX_POST_OPS);
+    *op = &attr->post[attr->npost++];
+    memset(*op, 0, sizeof **op);
+    return LG_OK;
+}
+
+lg_status lg_attr_append_sum(lg_attr *attr, float beta) {
+    if (!isfinite(beta)) return LG_ERROR(LG_INVALID_ARGUMENT, "sum beta %g is not finite", beta);
+    lg__post_op *op = NULL;
+    LG_CHECK(append(attr, __func__, &op));
+    op->kind = LG_POST_SUM;
+    op->scale = beta;
+    return LG_OK;
+}
+
+lg_status lg_attr_append_eltwise(lg_attr *attr, lg_eltwise_alg alg, float alpha, float beta) {
+    if ((int)alg < LG_ELTWISE_RELU || alg > LG_ELTWISE_HARDSIGMOID)
+        return LG_ERROR(LG_INVALID_ARGUMENT, "unknown eltwise algorithm %d", (int)alg);
+    lg__post_op *op = NULL;
+    LG_CHECK(append(attr, __func__, &op));
+    op->kind = LG_POST_ELTWISE;
+    op->alg = (int32_t)alg;
+    op->alpha = alpha;
+    op->beta = beta;
+    return LG_OK;
+}

@@ -1,0 +1,64 @@
+/* The kernel object behind lg_kernel: what every kernel kind shares (its
+ * arguments and their mds, reference count, implementation name) and the
+ * generic execute that validates arguments before the kind's own code runs. */
+#ifndef LG_PRIMITIVES_KERNEL_H
+#define LG_PRIMITIVES_KERNEL_H
+
+#include "memory/md.h"
+
+typedef enum lg__kind {
+#define X(id, name) LG_KIND_##id,
+#include "primitives/kinds.def"
+#undef X
+    LG_KIND_COUNT
+} lg__kind;
+
+/* Most execution arguments one kernel takes. */
+#define LG_KERNEL_MAX_ARGS 8
+
+/* One argument slot. `md` is set for tensors (they take part in overlap
+ * checks and lg_kernel_query_md); `bytes` is the size of a non-tensor
+ * buffer (scales, zero points). */
+typedef struct lg__arg_slot {
+    int arg;
+    bool required;
+    bool is_tensor;
+    lg_md md;
+    size_t bytes;
+} lg__arg_slot;
+
+/* What a kernel kind implements. `execute` receives one buffer per slot
+ * (NULL for an absent optional one); it must not allocate. `destroy` frees
+ * the kind's private data (kernel->data). */
+typedef struct lg__kernel_ops {
+    lg_status (*execute)(const lg_kernel *k, void *const *bufs);
+    void (*destroy)(lg_kernel *k);
+} lg__kernel_ops;
+
+struct lg_kernel {
+    const lg__kernel_ops *ops;
+    lg__kind kind;
+    int nslots;
+    lg__arg_slot slots[LG_KERNEL_MAX_ARGS];
+    int inplace_src, inplace_dst; /* slots that may be the same buffer (-1: none) */
+    _Atomic int refs;
+    char impl[64];  /* "reorder:avx512:transpose16" */
+    char desc[256]; /* the problem, for verbose lines and messages */
+    void *data;     /* the kind's private data */
+};
+
+/* A new kernel with one reference, or NULL when out of memory. */
+LG_INTERNAL lg_kernel *lg__kernel_new(lg__kind kind, const lg__kernel_ops *ops);
+
+/* Add an argument slot (a tensor if md is non-NULL, else a buffer of
+ * `bytes`). Returns its index. */
+LG_INTERNAL int lg__kernel_add_slot(lg_kernel *k, int arg, bool required, const lg_md *md,
+                                    size_t bytes);
+
+/* Take one more reference (the cache hands kernels out this way). */
+LG_INTERNAL void lg__kernel_retain(lg_kernel *k);
+
+/* The kind's name, e.g. "reorder". */
+LG_INTERNAL const char *lg__kind_name(lg__kind kind);
+
+#endif /* LG_PRIMITIVES_KERNEL_H */

@@ -1,0 +1,60 @@
+/* The scalar reference reorder: obvious, slow, the truth for the tests. */
+#include "primitives/reorder/reorder.h"
+
+#include "memory/convert.h"
+
+#include <string.h>
+
+/* Advance idx over the box [0, ext) row-major; false after the last index. */
+static bool next_index(int64_t *idx, const int64_t *ext, int nd) {
+    for (int d = nd - 1; d >= 0; d--) {
+        if (++idx[d] < ext[d]) return true;
+        idx[d] = 0;
+    }
+    return false;
+}
+
+void lg__reorder_ref(const lg__reorder_pd *pd, const lg__reorder_args *a) {
+    const lg_md *s = &pd->src, *d = &pd->dst;
+    int nd = s->ndims;
+    size_t esz = lg_dtype_size(d->dtype);
+    int64_t idx[LG_MAX_NDIMS] = {0};
+    if (lg__md_nelems(s) > 0) {
+        bool copy = lg__reorder_is_copy(pd);
+        do {
+            int64_t so = lg__md_off(s, idx), doff = lg__md_off(d, idx);
+            if (copy) {
+                memcpy((char *)a->dst + doff * (int64_t)esz,
+                       (const char *)a->src + so * (int64_t)esz, esz);
+                continue;
+            }
+            /* Each term only when its attribute is present, so that a plain
+             * type conversion keeps -0.0 and NaN payloads as converted. */
+            float v = lg__load_f32(a->src, s->dtype, so);
+            if (pd->src_zp_mask >= 0)
+                v = v - (float)a->src_zps[lg__mask_index(s, pd->src_zp_mask, idx)];
+            if (pd->src_scale_mask >= 0 || pd->dst_scale_mask >= 0) {
+                float ss = pd->src_scale_mask >= 0
+                               ? a->src_scales[lg__mask_index(s, pd->src_scale_mask, idx)]
+                               : 1.0f;
+                float ds = pd->dst_scale_mask >= 0
+                               ? a->dst_scales[lg__mask_index(d, pd->dst_scale_mask, idx)]
+                               : 1.0f;
+                float factor = ss / ds;
+                v = factor * v;
+            }
+            if (pd->has_sum) v = v + pd->sum_beta * lg__load_f32(a->dst, d->dtype, doff);
+            if (pd->dst_zp_mask >= 0)
+                v = v + (float)a->dst_zps[lg__mask_index(d, pd->dst_zp_mask, idx)];
+            lg__store_f32(a->dst, d->dtype, doff, v);
+        } while (next_index(idx, s->dims, nd));
+    }
+    /* Zero dst's padding: every index of the padded box outside the dims. */
+    if (!lg__md_has_padding(d) || lg__md_nelems(d) == 0) return;
+    memset(idx, 0, sizeof idx);
+    do {
+        bool pad = false;
+        for (int k = 0; k < nd; k++) pad = pad || idx[k] >= d->dims[k];
+        if (pad) memset((char *)a->dst + lg__md_off(d, idx) * (int64_t)esz, 0, esz);
+    } while (next_index(idx, d->padded_dims, nd));
+}

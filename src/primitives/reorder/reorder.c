@@ -1,0 +1,151 @@
+/* lg_reorder_create: validate the problem, canonicalise it into the cache
+ * key, and bind it to the fast engine or the reference. */
+#include "primitives/reorder/reorder.h"
+
+#include "primitives/attr.h"
+#include "primitives/cache.h"
+
+#include <string.h>
+
+/* The kind's private data: the problem and, when the fast engine took it,
+ * its plan. */
+typedef struct reorder_data {
+    lg__reorder_pd pd;
+    void *plan; /* NULL: the reference runs */
+} reorder_data;
+
+/* Slots, in the order lg_kernel's generic execute hands buffers over. */
+enum { SLOT_SRC, SLOT_DST, SLOT_SRC_SCALES, SLOT_DST_SCALES, SLOT_SRC_ZP, SLOT_DST_ZP };
+
+static lg_status reorder_execute(const lg_kernel *k, void *const *bufs) {
+    const reorder_data *r = k->data;
+    lg__reorder_args a = {
+        .src = bufs[SLOT_SRC],
+        .dst = bufs[SLOT_DST],
+        .src_scales = bufs[SLOT_SRC_SCALES],
+        .dst_scales = bufs[SLOT_DST_SCALES],
+        .src_zps = bufs[SLOT_SRC_ZP],
+        .dst_zps = bufs[SLOT_DST_ZP],
+    };
+    if (r->plan)
+        lg__reorder_fast_exec(r->plan, &a);
+    else
+        lg__reorder_ref(&r->pd, &a);
+    return LG_OK;
+}
+
+static void reorder_destroy(lg_kernel *k) {
+    reorder_data *r = k->data;
+    if (r && r->plan) lg__reorder_fast_destroy(r->plan);
+    lg__free(r);
+}
+
+static const lg__kernel_ops reorder_ops = {reorder_execute, reorder_destroy};
+
+/* Number of values a mask selects on md (product of the masked dims). */
+static size_t mask_count(const lg_md *md, int32_t mask) {
+    size_t n = 1;
+    for (int d = 0; d < md->ndims; d++)
+        if (mask & (1 << d)) n *= (size_t)md->dims[d];
+    return n;
+}
+
+static lg_status build_reorder(const void *problem, lg_kernel **out) {
+    const lg__reorder_pd *pd = problem;
+    lg_kernel *k = lg__kernel_new(LG_KIND_REORDER, &reorder_ops);
+    reorder_data *r = k ? lg__calloc(1, sizeof *r) : NULL;
+    if (!r) {
+        lg__free(k);
+        return LG_ERROR(LG_OUT_OF_MEMORY, "cannot allocate a reorder kernel");
+    }
+    k->data = r;
+    r->pd = *pd;
+    const char *impl = NULL;
+    lg_status s = lg__reorder_fast_init(pd, lg__cpu_isa(), &r->plan, &impl);
+    if (s == LG_OUT_OF_MEMORY) {
+        lg_kernel_destroy(k);
+        return LG_ERROR(LG_OUT_OF_MEMORY, "cannot allocate a reorder plan");
+    }
+    if (s != LG_OK) {
+        r->plan = NULL;
+        impl = "ref";
+    }
+    snprintf(k->impl, sizeof k->impl, "reorder:%s", impl);
+    char sd[96], dd[96];
+    lg__md_describe(&pd->src, sd, sizeof sd);
+    lg__md_describe(&pd->dst, dd, sizeof dd);
+    snprintf(k->desc, sizeof k->desc, "src:%s dst:%s", sd, dd);
+
+    k->inplace_src = lg__kernel_add_slot(k, LG_ARG_SRC, true, &pd->src, 0);
+    k->inplace_dst = lg__kernel_add_slot(k, LG_ARG_DST, true, &pd->dst, 0);
+    const struct {
+        int32_t mask;
+        int arg;
+        const lg_md *md;
+        size_t elt;
+    } extra[4] = {
+        {pd->src_scale_mask, LG_ARG_ATTR_SCALES | LG_ARG_SRC, &pd->src, sizeof(float)},
+        {pd->dst_scale_mask, LG_ARG_ATTR_SCALES | LG_ARG_DST, &pd->dst, sizeof(float)},
+        {pd->src_zp_mask, LG_ARG_ATTR_ZERO_POINTS | LG_ARG_SRC, &pd->src, sizeof(int32_t)},
+        {pd->dst_zp_mask, LG_ARG_ATTR_ZERO_POINTS | LG_ARG_DST, &pd->dst, sizeof(int32_t)},
+    };
+    for (int i = 0; i < 4; i++)
+        lg__kernel_add_slot(
+            k, extra[i].arg, extra[i].mask >= 0, NULL,
+            extra[i].mask >= 0 ? mask_count(extra[i].md, extra[i].mask) * extra[i].elt : 0);
+    *out = k;
+    return LG_OK;
+}
+
+/* Check an attribute mask against the tensor it applies to. */
+static lg_status check_mask(int32_t mask, const lg_md *md, const char *what) {
+    if (mask >= 0 && (mask >> md->ndims) != 0)
+        return LG_ERROR(LG_INVALID_ARGUMENT, "%s mask 0x%x names a dim beyond ndims %d", what,
+                        (unsigned)mask, md->ndims);
+    return LG_OK;
+}
+
+lg_status lg_reorder_create(lg_kernel **k, const lg_md *src, const lg_md *dst,
+                            const lg_attr *attr) {
+    if (!k) return LG_ERROR(LG_INVALID_ARGUMENT, "kernel pointer is NULL");
+    if (!src || !dst) return LG_ERROR(LG_INVALID_ARGUMENT, "%s md is NULL", src ? "dst" : "src");
+    if (!lg__md_ok(src) || !lg__md_ok(dst))
+        return LG_ERROR(LG_INVALID_ARGUMENT, "%s md is not initialised",
+                        lg__md_ok(src) ? "dst" : "src");
+    if (lg_md_is_any(src)) return LG_ERROR(LG_INVALID_ARGUMENT, "src md is 'any'");
+    if (src->ndims != dst->ndims)
+        return LG_ERROR(LG_INVALID_ARGUMENT, "src has %d dims, dst %d", src->ndims, dst->ndims);
+    for (int d = 0; d < src->ndims; d++)
+        if (src->dims[d] != dst->dims[d])
+            return LG_ERROR(LG_INVALID_ARGUMENT, "dims[%d] differ: src %lld, dst %lld", d,
+                            (long long)src->dims[d], (long long)dst->dims[d]);
+
+    lg__reorder_pd pd;
+    memset(&pd, 0, sizeof pd);
+    lg__md_canon(src, &pd.src);
+    if (lg_md_is_any(dst)) {
+        /* dst "any": src's layout in dst's type. */
+        lg__md_canon(src, &pd.dst);
+        pd.dst.dtype = dst->dtype;
+    } else {
+        lg__md_canon(dst, &pd.dst);
+    }
+    struct lg_attr none;
+    lg__attr_init(&none);
+    const struct lg_attr *a = attr ? attr : &none;
+    pd.src_scale_mask = a->scale_mask[0];
+    pd.dst_scale_mask = a->scale_mask[1];
+    pd.src_zp_mask = a->zp_mask[0];
+    pd.dst_zp_mask = a->zp_mask[1];
+    LG_CHECK(check_mask(pd.src_scale_mask, src, "src scale"));
+    LG_CHECK(check_mask(pd.dst_scale_mask, dst, "dst scale"));
+    LG_CHECK(check_mask(pd.src_zp_mask, src, "src zero-point"));
+    LG_CHECK(check_mask(pd.dst_zp_mask, dst, "dst zero-point"));
+    for (int i = 0; i < a->npost; i++) {
+        if (a->post[i].kind != LG_POST_SUM || i > 0)
+            return LG_ERROR(LG_UNIMPLEMENTED, "reorder takes one sum post-op and nothing else");
+        pd.has_sum = 1;
+        pd.sum_beta = a->post[i].scale;
+    }
+    return lg__cache_get(LG_KIND_REORDER, &pd, sizeof pd, build_reorder, k);
+}

@@ -1,0 +1,65 @@
+/* The reorder kernel's internal interface: the validated problem (which is
+ * also its kernel-cache key), the run-time arguments, the scalar reference
+ * and the fast engine. */
+#ifndef LG_PRIMITIVES_REORDER_H
+#define LG_PRIMITIVES_REORDER_H
+
+#include "memory/md.h"
+#include "primitives/cpu.h"
+
+/* A validated reorder problem. Built zeroed, then filled, so that its bytes
+ * are canonical: the kernel cache hashes and compares it as raw memory.
+ * src and dst have the same ndims and dims and are both concrete (not "any").
+ * A mask of -1 means "no such attribute"; otherwise bit d set means one value
+ * per index of dim d (0: one value for the whole tensor). */
+typedef struct lg__reorder_pd {
+    lg_md src, dst;
+    int32_t src_scale_mask, dst_scale_mask;
+    int32_t src_zp_mask, dst_zp_mask;
+    int32_t has_sum;
+    float sum_beta;
+} lg__reorder_pd;
+
+/* Run-time arguments. Scale and zero-point arrays are NULL when their mask is
+ * -1; otherwise they hold one value per index combination of the mask's dims,
+ * row-major over those dims in increasing dim order (as oneDNN). */
+typedef struct lg__reorder_args {
+    const void *src;
+    void *dst;
+    const float *src_scales, *dst_scales;
+    const int32_t *src_zps, *dst_zps;
+} lg__reorder_args;
+
+/* True if the problem is a plain copy: no attributes and equal data types. */
+static inline bool lg__reorder_is_copy(const lg__reorder_pd *pd) {
+    return pd->src_scale_mask < 0 && pd->dst_scale_mask < 0 && pd->src_zp_mask < 0 &&
+           pd->dst_zp_mask < 0 && !pd->has_sum && pd->src.dtype == pd->dst.dtype;
+}
+
+/* Index of the scale / zero-point value for logical index idx under mask. */
+static inline int64_t lg__mask_index(const lg_md *md, int32_t mask, const int64_t *idx) {
+    int64_t k = 0;
+    for (int d = 0; d < md->ndims; d++)
+        if (mask & (1 << d)) k = k * md->dims[d] + idx[d];
+    return k;
+}
+
+/* The scalar reference: the truth the tests compare every fast path with.
+ * Computes, per element, in f32 (each term only when its attribute is set):
+ *   dst = (scale_src / scale_dst) * (src - zp_src) [+ beta * dst_old] + zp_dst
+ * (the factor formed first), converts to dst's type (convert.h), and writes
+ * zeros to dst's padding. Equal types without attributes copy bits. */
+LG_INTERNAL void lg__reorder_ref(const lg__reorder_pd *pd, const lg__reorder_args *a);
+
+/* The fast engine. lg__reorder_fast_init plans the problem for `isa` and
+ * returns LG_OK with *plan set and *impl naming the path (a static string,
+ * e.g. "avx512:tile16"), or LG_UNIMPLEMENTED if it does not handle the
+ * problem (the caller then uses the reference), or LG_OUT_OF_MEMORY.
+ * lg__reorder_fast_exec runs a plan: it must not allocate, may use OpenMP,
+ * and gives the same bits as lg__reorder_ref (padding zeroed included). */
+LG_INTERNAL lg_status lg__reorder_fast_init(const lg__reorder_pd *pd, lg__isa isa, void **plan,
+                                            const char **impl);
+LG_INTERNAL void lg__reorder_fast_exec(const void *plan, const lg__reorder_args *a);
+LG_INTERNAL void lg__reorder_fast_destroy(void *plan);
+
+#endif /* LG_PRIMITIVES_REORDER_H */
