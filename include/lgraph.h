@@ -280,6 +280,50 @@ typedef enum lg_prop { LG_FORWARD = 0, LG_BACKWARD = 1 } lg_prop;
 LG_API lg_status lg_reorder_create(lg_kernel **k, const lg_md *src, const lg_md *dst,
                                    const lg_attr *attr);
 
+/*
+ * Channel shuffle along `axis` with group size G = group_size: the axis, seen
+ * as a (C/G x G) row-major matrix, is transposed to (G x C/G):
+ * dst(..., c, ...) = src(..., c', ...) with c = u + v * C/G, c' = u * G + v.
+ * LG_FORWARD reads LG_ARG_SRC and writes LG_ARG_DST; LG_BACKWARD reads
+ * LG_ARG_DIFF_DST and writes LG_ARG_DIFF_SRC and is forward with G replaced
+ * by C/G. ShuffleNet's "g groups" shuffle is group_size = C / g. md gives
+ * the layout of both tensors (any layout, any data type; bits are moved, not
+ * converted); padding stays zero. LG_INVALID_ARGUMENT if G does not divide
+ * the axis, the axis is out of range, or md is "any".
+ */
+LG_API lg_status lg_shuffle_create(lg_kernel **k, lg_prop prop, const lg_md *md, int axis,
+                                   int64_t group_size);
+
+/*
+ * Elementwise dst = f(src) with oneDNN's alpha/beta meanings. f32, bf16 and
+ * f16 compute in f32; s32, s8 and u8 take relu, linear, clip and abs
+ * (saturating). dst NULL or "any" means the same md as src; otherwise it must
+ * equal src's md. Works on the physical buffer, in place allowed (same
+ * pointer), and the padding of a blocked buffer stays zero even where
+ * f(0) != 0. Arguments: LG_ARG_SRC, LG_ARG_DST.
+ */
+LG_API lg_status lg_eltwise_create(lg_kernel **k, lg_eltwise_alg alg, float alpha, float beta,
+                                   const lg_md *src, const lg_md *dst);
+
+/* Binary algorithms. */
+typedef enum lg_binary_alg {
+    LG_BINARY_ADD,
+    LG_BINARY_SUB,
+    LG_BINARY_MUL,
+    LG_BINARY_DIV,
+    LG_BINARY_MIN,
+    LG_BINARY_MAX,
+} lg_binary_alg;
+
+/*
+ * dst = src0 (op) src1, computed in f32, for f32, bf16 and f16. src1 is
+ * broadcast numpy-style: each of its dims equals src0's or is 1 (same ndims).
+ * src0, src1 and dst may have different layouts; dst "any" takes src0's
+ * layout. Arguments: LG_ARG_SRC (src0), LG_ARG_SRC + 1 (src1), LG_ARG_DST.
+ */
+LG_API lg_status lg_binary_create(lg_kernel **k, lg_binary_alg alg, const lg_md *src0,
+                                  const lg_md *src1, const lg_md *dst);
+
 /* The md of argument `arg` (e.g. LG_ARG_DST): for one given as "any", the
  * layout the kernel chose; otherwise the md it was given. LG_INVALID_ARGUMENT
  * for an argument the kernel does not have. */
