@@ -1,0 +1,220 @@
+/* AVX-512 (F/BW/DQ/VL) primitives of the fast reorder kernels: 16 lanes,
+ * masked loads and stores for partial vectors, a 16x16 in-register
+ * transpose. The kernels themselves are in fast_simd.h. Only called when
+ * the plan's ISA is LG_ISA_AVX512. */
+#include "primitives/reorder/fast_plan.h"
+
+#include "memory/convert.h"
+
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+
+#define VL 16
+typedef __m512 vec;
+
+static inline __mmask16 lanes(int n) {
+    return (__mmask16)((1u << n) - 1u);
+}
+
+static inline vec v_zero(void) {
+    return _mm512_setzero_ps();
+}
+static inline vec v_set1(float f) {
+    return _mm512_set1_ps(f);
+}
+static inline vec v_add(vec a, vec b) {
+    return _mm512_add_ps(a, b);
+}
+static inline vec v_sub(vec a, vec b) {
+    return _mm512_sub_ps(a, b);
+}
+static inline vec v_mul(vec a, vec b) {
+    return _mm512_mul_ps(a, b);
+}
+static inline vec v_div(vec a, vec b) {
+    return _mm512_div_ps(a, b);
+}
+static inline vec v_keep(vec v, int n) {
+    return _mm512_maskz_mov_ps(lanes(n), v);
+}
+static inline __m512i v_i32(int32_t x) {
+    return _mm512_set1_epi32(x);
+}
+
+/* f16 -> f32 exactly: vcvtph2ps quiets signalling NaNs, convert.h keeps
+ * them, so clear the quiet bit again on the lanes that were signalling. */
+static inline vec f16_to_f32(__m256i h) {
+    __m512i f = _mm512_castps_si512(_mm512_cvtph_ps(h));
+    __m512i w = _mm512_cvtepu16_epi32(h);
+    __mmask16 nan = _mm512_cmpeq_epi32_mask(_mm512_and_si512(w, v_i32(0x7e00)), v_i32(0x7c00));
+    __mmask16 snan = _mm512_mask_test_epi32_mask(nan, w, v_i32(0x1ff));
+    return _mm512_castsi512_ps(_mm512_mask_xor_epi32(f, snan, f, v_i32(0x00400000)));
+}
+
+static inline vec v_ld(int lk, const char *p, int n) {
+    __mmask16 m = lanes(n);
+    switch (lk) {
+    case LK_B16:
+        return _mm512_castsi512_ps(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, p)));
+    case LK_B8:
+        return _mm512_castsi512_ps(_mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, p)));
+    case LK_F16:
+        return f16_to_f32(_mm256_maskz_loadu_epi16(m, p));
+    case LK_BF16:
+        return _mm512_castsi512_ps(
+            _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, p)), 16));
+    case LK_S32:
+        return _mm512_cvtepi32_ps(_mm512_maskz_loadu_epi32(m, p));
+    case LK_S8:
+        return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m, p)));
+    case LK_U8:
+        return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, p)));
+    default:
+        return _mm512_maskz_loadu_ps(m, p);
+    }
+}
+
+/* Round to nearest even and saturate to [lo, hi]; NaN gives 0. */
+static inline __m512i to_int(vec v, float lo, float hi) {
+    __mmask16 ord = _mm512_cmp_ps_mask(v, v, _CMP_ORD_Q);
+    vec c = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(lo)), _mm512_set1_ps(hi));
+    return _mm512_maskz_cvtps_epi32(ord, c);
+}
+
+/* f32 -> bf16 as convert.h: RNE by integer arithmetic, NaN quieted. */
+static inline __m512i to_bf16(vec v) {
+    __m512i u = _mm512_castps_si512(v), hi = _mm512_srli_epi32(u, 16);
+    __m512i r =
+        _mm512_add_epi32(_mm512_add_epi32(u, v_i32(0x7fff)), _mm512_and_si512(hi, v_i32(1)));
+    r = _mm512_srli_epi32(r, 16);
+    __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+    return _mm512_mask_or_epi32(r, nan, hi, v_i32(0x40));
+}
+
+static inline void v_st(int sk, char *p, vec v, int n, bool nt) {
+    __mmask16 m = lanes(n);
+    switch (sk) {
+    case SK_B16:
+        _mm256_mask_storeu_epi16(p, m, _mm512_cvtepi32_epi16(_mm512_castps_si512(v)));
+        return;
+    case SK_B8:
+        _mm_mask_storeu_epi8(p, m, _mm512_cvtepi32_epi8(_mm512_castps_si512(v)));
+        return;
+    case SK_F16:
+        _mm256_mask_storeu_epi16(p, m,
+                                 _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        return;
+    case SK_BF16:
+        _mm256_mask_storeu_epi16(p, m, _mm512_cvtepi32_epi16(to_bf16(v)));
+        return;
+    case SK_S32:
+        _mm512_mask_storeu_epi32(p, m, to_int(v, LG_S32_F32_MIN, LG_S32_F32_MAX));
+        return;
+    case SK_S8:
+        _mm_mask_storeu_epi8(p, m, _mm512_cvtepi32_epi8(to_int(v, -128.0f, 127.0f)));
+        return;
+    case SK_U8:
+        _mm_mask_storeu_epi8(p, m, _mm512_cvtepi32_epi8(to_int(v, 0.0f, 255.0f)));
+        return;
+    default:
+        if (nt && n == VL && ((uintptr_t)p & 63) == 0)
+            _mm512_stream_ps((float *)p, v);
+        else
+            _mm512_mask_storeu_ps(p, m, v);
+        return;
+    }
+}
+
+static inline vec v_attr_f(const float *p, int64_t s, int n) {
+    if (s == 0) return _mm512_set1_ps(*p);
+    if (s == 1) return _mm512_maskz_loadu_ps(lanes(n), p);
+    float t[VL] = {0};
+    for (int i = 0; i < n; i++) t[i] = p[i * s];
+    return _mm512_loadu_ps(t);
+}
+
+static inline vec v_attr_i(const int32_t *p, int64_t s, int n) {
+    if (s == 0) return _mm512_set1_ps((float)*p);
+    if (s == 1) return _mm512_cvtepi32_ps(_mm512_maskz_loadu_epi32(lanes(n), p));
+    int32_t t[VL] = {0};
+    for (int i = 0; i < n; i++) t[i] = p[i * s];
+    return _mm512_cvtepi32_ps(_mm512_loadu_si512(t));
+}
+
+/* 16x16 transpose: unpack pairs, shuffle quads, then two rounds of 128-bit
+ * lane shuffles. */
+static inline void v_tr(vec r[VL]) {
+    vec t[VL];
+    for (int i = 0; i < 8; i++) {
+        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 4; i++) {
+        r[4 * i + 0] = _mm512_shuffle_ps(t[4 * i + 0], t[4 * i + 2], 0x44);
+        r[4 * i + 1] = _mm512_shuffle_ps(t[4 * i + 0], t[4 * i + 2], 0xee);
+        r[4 * i + 2] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
+        r[4 * i + 3] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xee);
+    }
+    /* r[4i + k] now holds, in 128-bit lane L, rows 4i..4i+3 of column 4L + k. */
+    for (int k = 0; k < 4; k++) {
+        t[4 * k + 0] = _mm512_shuffle_f32x4(r[k], r[4 + k], 0x88);
+        t[4 * k + 1] = _mm512_shuffle_f32x4(r[k], r[4 + k], 0xdd);
+        t[4 * k + 2] = _mm512_shuffle_f32x4(r[8 + k], r[12 + k], 0x88);
+        t[4 * k + 3] = _mm512_shuffle_f32x4(r[8 + k], r[12 + k], 0xdd);
+    }
+    for (int k = 0; k < 4; k++) {
+        r[k] = _mm512_shuffle_f32x4(t[4 * k + 0], t[4 * k + 2], 0x88);
+        r[8 + k] = _mm512_shuffle_f32x4(t[4 * k + 0], t[4 * k + 2], 0xdd);
+        r[4 + k] = _mm512_shuffle_f32x4(t[4 * k + 1], t[4 * k + 3], 0x88);
+        r[12 + k] = _mm512_shuffle_f32x4(t[4 * k + 1], t[4 * k + 3], 0xdd);
+    }
+}
+
+static inline __mmask64 byte_lanes(int64_t n) {
+    return n >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1);
+}
+
+static inline void v_copy_bytes(char *d, const char *s, int64_t nb, bool nt) {
+    if (nb == 32) {
+        _mm256_storeu_si256((__m256i *)(void *)d,
+                            _mm256_loadu_si256((const __m256i *)(const void *)s));
+        return;
+    }
+    int64_t i = 0;
+    if (nt && nb >= 512) {
+        int64_t head = (int64_t)(-(uintptr_t)d & 63);
+        if (head) {
+            __mmask64 m = byte_lanes(head);
+            _mm512_mask_storeu_epi8(d, m, _mm512_maskz_loadu_epi8(m, s));
+            i = head;
+        }
+        for (; i + 64 <= nb; i += 64)
+            _mm512_stream_si512((__m512i *)(void *)(d + i), _mm512_loadu_si512(s + i));
+    } else {
+        for (; i + 128 <= nb; i += 128) {
+            __m512i a = _mm512_loadu_si512(s + i), b = _mm512_loadu_si512(s + i + 64);
+            _mm512_storeu_si512(d + i, a);
+            _mm512_storeu_si512(d + i + 64, b);
+        }
+    }
+    for (; i < nb; i += 64) {
+        __mmask64 m = byte_lanes(nb - i);
+        _mm512_mask_storeu_epi8(d + i, m, _mm512_maskz_loadu_epi8(m, s + i));
+    }
+}
+
+/* Two 32-byte rows s0, s1 to the 64 bytes at d. */
+static inline void v_copy_2x32(char *d, const char *s0, const char *s1) {
+    __m512i v = _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(const void *)s0));
+    v = _mm512_inserti64x4(v, _mm256_loadu_si256((const __m256i *)(const void *)s1), 1);
+    _mm512_storeu_si512(d, v);
+}
+
+static inline void v_zero_bytes(char *d, int64_t nb) {
+    for (int64_t i = 0; i < nb; i += 64)
+        _mm512_mask_storeu_epi8(d + i, byte_lanes(nb - i), _mm512_setzero_si512());
+}
+
+#define LG_RF_ENTRY lg__rf_kernel_avx512
+#include "primitives/reorder/fast_simd.h"

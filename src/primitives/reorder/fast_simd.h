@@ -1,0 +1,335 @@
+/* The SIMD kernels of the fast reorder engine, written once over a small
+ * set of vector primitives. Not a normal header: fast_avx2.c and
+ * fast_avx512.c each define the primitives below for their ISA, then include
+ * this file, which defines the kernels and the entry point LG_RF_ENTRY.
+ *
+ * Primitives (vectors of VL 32-bit lanes; n is a lane count 1..VL, lanes
+ * past n are loaded as zero and never stored):
+ *   vec                          the vector type (float lanes)
+ *   vec v_ld(lk, p, n)           load n elements of load kind lk
+ *   void v_st(sk, p, v, n, nt)   store n lanes as store kind sk; nt allows a
+ *                                non-temporal store when the vector is full
+ *                                and aligned
+ *   void v_tr(vec r[VL])         transpose the VL x VL matrix of rows r
+ *   vec v_attr_f(p, s, n)        n floats p[0], p[s], ... (s may be 0)
+ *   vec v_attr_i(p, s, n)        the same for int32, converted to float
+ *   vec v_keep(v, n)             v with the lanes from n on zeroed
+ *   v_zero, v_set1, v_add, v_sub, v_mul, v_div
+ *   void v_copy_bytes(d, s, nbytes, nt), v_zero_bytes(d, nbytes)
+ *
+ * Values: a load kind LK_B* moves raw bits (widened to 32-bit lanes), the
+ * other load kinds convert exactly to f32; store kinds SK_B* narrow raw bits,
+ * the others convert from f32 as convert.h does (bit for bit). A bit copy
+ * therefore never changes a payload, and a conversion equals the scalar
+ * one. The attribute pipeline (v_ops) is lg__reorder_ref's, term for term,
+ * with plain multiplies and adds (the build does not contract to FMA). */
+#ifndef LG_RF_ENTRY
+#error "fast_simd.h is a template: define the primitives and LG_RF_ENTRY first"
+#endif
+
+#include <stdint.h>
+#include <xmmintrin.h>
+
+#define LG_RF_INLINE static inline __attribute__((always_inline))
+
+/* The converting load and store kinds of dt (bit copies use LK_B* / SK_B*
+ * directly; f32's conversion is the identity, so it moves raw bits). */
+static int load_kind(lg_dtype dt) {
+    switch (dt) {
+    case LG_F16:
+        return LK_F16;
+    case LG_BF16:
+        return LK_BF16;
+    case LG_S32:
+        return LK_S32;
+    case LG_S8:
+        return LK_S8;
+    case LG_U8:
+        return LK_U8;
+    default:
+        return LK_B32;
+    }
+}
+
+static int store_kind(lg_dtype dt) {
+    switch (dt) {
+    case LG_F16:
+        return SK_F16;
+    case LG_BF16:
+        return SK_BF16;
+    case LG_S32:
+        return SK_S32;
+    case LG_S8:
+        return SK_S8;
+    case LG_U8:
+        return SK_U8;
+    default:
+        return SK_B32;
+    }
+}
+
+/* Apply the attributes to v, whose lanes are n consecutive elements of a dim
+ * with strides st; ao[] are the attribute offsets of lane 0 and dold the dst
+ * row (for the sum, read with load kind dk). */
+LG_RF_INLINE vec v_ops(const lg__rf_plan *p, const lg__rf_ptrs *q, vec v, const int64_t *ao,
+                       const int64_t *st, const char *dold, int n, int dk) {
+    if (q->szp) v = v_sub(v, v_attr_i(q->szp + ao[LG_RF_SZP], st[LG_RF_SZP], n));
+    if (q->ss || q->ds) {
+        vec f;
+        if (!q->ds) /* ss / 1.0f is ss (a signalling NaN aside, which f * v quiets alike) */
+            f = v_attr_f(q->ss + ao[LG_RF_SS], st[LG_RF_SS], n);
+        else
+            f = v_div(q->ss ? v_attr_f(q->ss + ao[LG_RF_SS], st[LG_RF_SS], n) : v_set1(1.0f),
+                      v_attr_f(q->ds + ao[LG_RF_DS], st[LG_RF_DS], n));
+        v = v_mul(f, v);
+    }
+    if (p->has_sum) v = v_add(v, v_mul(v_set1(p->beta), v_ld(dk, dold, n)));
+    if (q->dzp) v = v_add(v, v_attr_i(q->dzp + ao[LG_RF_DZP], st[LG_RF_DZP], n));
+    return v;
+}
+
+/* Offsets of element (i2, i1, i0) of the kernel dims, per array. */
+LG_RF_INLINE void kd_offsets(const lg__rf_job *j, int64_t i2, int64_t i1, int64_t i0, int64_t *o) {
+    for (int k = 0; k < LG_RF_NARR; k++)
+        o[k] = i2 * j->kd[2].st[k] + i1 * j->kd[1].st[k] + i0 * j->kd[0].st[k];
+}
+
+/* TRANS: tiles of VL (along A = kd[0], dst-contiguous) by VL (along B =
+ * kd[1], src-contiguous). Each tile loads up to VL src rows along B,
+ * transposes them in registers and stores up to VL dst rows along A. With
+ * bflat, B is the flat run kd[1] x kd[2]. Src rows are prefetched PF_ELEMS
+ * ahead along B. */
+#define PF_ELEMS 256
+
+/* What the tiles of one call share. */
+typedef struct tr_ctx {
+    const char *src;
+    char *dst;
+    int64_t sa, db, dc, n0, nas, nb_all, n1, i2;
+} tr_ctx;
+
+/* The tile at (a0, b0); (c1, c2) is b0's position in (kd[1], kd[2]). It
+ * stores na lanes, the first nv of them data and the rest padding, for nb
+ * rows; full tiles come with these constant, so their masks fold away. */
+LG_RF_INLINE void tile_body(const lg__rf_plan *p, const lg__rf_job *j, const lg__rf_ptrs *q,
+                            const tr_ctx *t, int64_t a0, int64_t b0, int64_t c1, int64_t c2, int na,
+                            int nv, int nb, int lk, int sk, int dk, bool arith, bool nt) {
+    const int64_t ssz = p->ssz, dsz = p->dsz;
+    const char *s = t->src + a0 * t->sa + b0 * ssz;
+    if (b0 + PF_ELEMS < t->nb_all)
+        for (int a = 0; a < nv; a++) _mm_prefetch(s + a * t->sa + PF_ELEMS * ssz, _MM_HINT_T0);
+    vec r[VL];
+    for (int a = 0; a < VL; a++) r[a] = a < nv ? v_ld(lk, s + a * t->sa, nb) : v_zero();
+    v_tr(r);
+    for (int b = 0; b < VL; b++) {
+        if (b >= nb) break;
+        char *d = t->dst + c1 * t->db + c2 * t->dc + a0 * dsz;
+        vec v = r[b];
+        if (arith && nv > 0) {
+            int64_t ao[LG_RF_NARR];
+            kd_offsets(j, t->i2 + c2, c1, a0, ao);
+            v = v_ops(p, q, v, ao, j->kd[0].st, d, nv, dk);
+            if (nv < na) v = v_keep(v, nv);
+        }
+        v_st(sk, d, v, na, nt);
+        if (++c1 == t->n1) {
+            c1 = 0;
+            c2++;
+        }
+    }
+}
+
+LG_RF_INLINE void trans_tile(const lg__rf_plan *p, const lg__rf_job *j, const lg__rf_ptrs *q,
+                             const tr_ctx *t, int64_t a0, int64_t b0, int64_t c1, int64_t c2,
+                             int lk, int sk, int dk, bool arith, bool nt) {
+    int na = t->nas - a0 < VL ? (int)(t->nas - a0) : VL;
+    int nv = t->n0 - a0 >= VL ? VL : (t->n0 > a0 ? (int)(t->n0 - a0) : 0);
+    int nb = t->nb_all - b0 < VL ? (int)(t->nb_all - b0) : VL;
+    if (na == VL && nv == VL && nb == VL)
+        tile_body(p, j, q, t, a0, b0, c1, c2, VL, VL, VL, lk, sk, dk, arith, nt);
+    else
+        tile_body(p, j, q, t, a0, b0, c1, c2, na, nv, nb, lk, sk, dk, arith, nt);
+}
+
+LG_RF_INLINE void trans_tpl(const lg__rf_plan *p, const lg__rf_job *j, const lg__rf_ptrs *q,
+                            const int64_t n[3], int lk, int sk, int dk, bool arith, bool nt) {
+    tr_ctx t;
+    t.sa = j->kd[0].st[LG_RF_SRC] * p->ssz;
+    t.db = j->kd[1].st[LG_RF_DST] * p->dsz;
+    t.dc = j->kd[2].st[LG_RF_DST] * p->dsz;
+    t.n0 = n[0];
+    t.nas = n[0] + j->apad;
+    t.n1 = n[1];
+    t.nb_all = j->bflat ? n[1] * n[2] : n[1];
+    /* A run of at most two cache lines in dst: finish it (all A tiles)
+     * before moving along B, so that dst lines are written whole. (The
+     * planner's scattered() mirrors this choice.) */
+    const bool b_outer = t.nas * p->dsz <= 128;
+    for (int64_t i2 = 0; i2 < (j->bflat ? 1 : n[2]); i2++) {
+        t.i2 = i2;
+        t.src = q->src + i2 * j->kd[2].st[LG_RF_SRC] * p->ssz;
+        t.dst = q->dst + i2 * t.dc;
+        if (b_outer) {
+            int64_t c1 = 0, c2 = 0;
+            for (int64_t b0 = 0; b0 < t.nb_all; b0 += VL) {
+                for (int64_t a0 = 0; a0 < t.nas; a0 += VL)
+                    trans_tile(p, j, q, &t, a0, b0, c1, c2, lk, sk, dk, arith, nt);
+                for (c1 += VL; c1 >= t.n1; c1 -= t.n1) c2++;
+            }
+        } else {
+            for (int64_t a0 = 0; a0 < t.nas; a0 += VL) {
+                int64_t c1 = 0, c2 = 0;
+                for (int64_t b0 = 0; b0 < t.nb_all; b0 += VL) {
+                    trans_tile(p, j, q, &t, a0, b0, c1, c2, lk, sk, dk, arith, nt);
+                    for (c1 += VL; c1 >= t.n1; c1 -= t.n1) c2++;
+                }
+            }
+        }
+    }
+}
+
+/* COPY: rows along kd[0], contiguous on both sides (then apad zeros). */
+LG_RF_INLINE void copy_tpl(const lg__rf_plan *p, const lg__rf_job *j, const lg__rf_ptrs *q,
+                           const int64_t n[3], int lk, int sk, int dk, bool arith, bool nt) {
+    const int64_t ssz = p->ssz, dsz = p->dsz, n0s = n[0] + j->apad;
+    for (int64_t i2 = 0; i2 < n[2]; i2++)
+        for (int64_t i1 = 0; i1 < n[1]; i1++) {
+            const char *s =
+                q->src + (i2 * j->kd[2].st[LG_RF_SRC] + i1 * j->kd[1].st[LG_RF_SRC]) * ssz;
+            char *d = q->dst + (i2 * j->kd[2].st[LG_RF_DST] + i1 * j->kd[1].st[LG_RF_DST]) * dsz;
+            for (int64_t x = 0; x < n0s; x += VL) {
+                /* m lanes stored, the first mv of them data, the rest padding */
+                int m = n0s - x < VL ? (int)(n0s - x) : VL;
+                int mv = n[0] - x >= m ? m : (n[0] > x ? (int)(n[0] - x) : 0);
+                vec v = mv ? v_ld(lk, s + x * ssz, mv) : v_zero();
+                if (arith && mv) {
+                    int64_t ao[LG_RF_NARR];
+                    kd_offsets(j, i2, i1, x, ao);
+                    v = v_ops(p, q, v, ao, j->kd[0].st, d + x * dsz, mv, dk);
+                    if (mv < m) v = v_keep(v, mv);
+                }
+                v_st(sk, d + x * dsz, v, m, nt);
+            }
+        }
+}
+
+/* COPY of bits: rows of bytes. */
+static void copy_bits(const lg__rf_plan *p, const lg__rf_job *j, const lg__rf_ptrs *q,
+                      const int64_t n[3], bool nt) {
+    const int64_t sz = p->dsz, bytes = n[0] * sz;
+    if (bytes == 32 && !j->apad && j->kd[1].st[LG_RF_DST] * sz == 32 && n[1] % 2 == 0) {
+        /* Pairs of half-line rows that are neighbours in dst: one store. */
+        const int64_t s1 = j->kd[1].st[LG_RF_SRC] * sz;
+        for (int64_t i2 = 0; i2 < n[2]; i2++)
+            for (int64_t i1 = 0; i1 < n[1]; i1 += 2) {
+                const char *s = q->src + i2 * j->kd[2].st[LG_RF_SRC] * sz + i1 * s1;
+                char *d = q->dst + (i2 * j->kd[2].st[LG_RF_DST] + i1 * j->kd[1].st[LG_RF_DST]) * sz;
+                v_copy_2x32(d, s, s + s1);
+            }
+        return;
+    }
+    for (int64_t i2 = 0; i2 < n[2]; i2++)
+        for (int64_t i1 = 0; i1 < n[1]; i1++) {
+            const char *s =
+                q->src + (i2 * j->kd[2].st[LG_RF_SRC] + i1 * j->kd[1].st[LG_RF_SRC]) * sz;
+            char *d = q->dst + (i2 * j->kd[2].st[LG_RF_DST] + i1 * j->kd[1].st[LG_RF_DST]) * sz;
+            v_copy_bytes(d, s, bytes, nt);
+            if (j->apad) v_zero_bytes(d + bytes, j->apad * sz);
+        }
+}
+
+/* ZERO with dst-contiguous rows. */
+static void zero_rows(const lg__rf_plan *p, const lg__rf_job *j, const lg__rf_ptrs *q,
+                      const int64_t n[3]) {
+    const int64_t sz = p->dsz;
+    for (int64_t i2 = 0; i2 < n[2]; i2++)
+        for (int64_t i1 = 0; i1 < n[1]; i1++)
+            v_zero_bytes(q->dst + (i2 * j->kd[2].st[LG_RF_DST] + i1 * j->kd[1].st[LG_RF_DST]) * sz,
+                         n[0] * sz);
+}
+
+/* Instances with the kinds fixed at compile time for the common cases; the
+ * rest go through one instance that switches at run time. */
+static void trans_b32(const lg__rf_plan *p, const lg__rf_job *j, const lg__rf_ptrs *q,
+                      const int64_t n[3], bool nt) {
+    trans_tpl(p, j, q, n, LK_B32, SK_B32, LK_B32, false, nt);
+}
+static void trans_b16(const lg__rf_plan *p, const lg__rf_job *j, const lg__rf_ptrs *q,
+                      const int64_t n[3], bool nt) {
+    trans_tpl(p, j, q, n, LK_B16, SK_B16, LK_B16, false, nt);
+}
+static void trans_b8(const lg__rf_plan *p, const lg__rf_job *j, const lg__rf_ptrs *q,
+                     const int64_t n[3], bool nt) {
+    trans_tpl(p, j, q, n, LK_B8, SK_B8, LK_B8, false, nt);
+}
+/* f32 to another type, without attributes: the conversion workloads. */
+#define TRANS_F32_TO(name, sk)                                                                     \
+    static void name(const lg__rf_plan *p, const lg__rf_job *j, const lg__rf_ptrs *q,              \
+                     const int64_t n[3], bool nt) {                                                \
+        trans_tpl(p, j, q, n, LK_B32, sk, LK_B32, false, nt);                                      \
+    }
+TRANS_F32_TO(trans_f32_f16, SK_F16)
+TRANS_F32_TO(trans_f32_bf16, SK_BF16)
+TRANS_F32_TO(trans_f32_s32, SK_S32)
+TRANS_F32_TO(trans_f32_s8, SK_S8)
+TRANS_F32_TO(trans_f32_u8, SK_U8)
+
+static void trans_any(const lg__rf_plan *p, const lg__rf_job *j, const lg__rf_ptrs *q,
+                      const int64_t n[3], bool nt) {
+    trans_tpl(p, j, q, n, load_kind(p->sdt), store_kind(p->ddt), load_kind(p->ddt), p->arith, nt);
+}
+static void copy_any(const lg__rf_plan *p, const lg__rf_job *j, const lg__rf_ptrs *q,
+                     const int64_t n[3], bool nt) {
+    copy_tpl(p, j, q, n, load_kind(p->sdt), store_kind(p->ddt), load_kind(p->ddt), p->arith, nt);
+}
+
+void LG_RF_ENTRY(const lg__rf_plan *p, const lg__rf_job *j, const lg__rf_ptrs *q,
+                 const int64_t n[3]) {
+    bool nt = j->stream;
+    switch (j->kind) {
+    case LG_RF_COPY:
+        if (p->copy)
+            copy_bits(p, j, q, n, nt);
+        else
+            copy_any(p, j, q, n, nt);
+        return;
+    case LG_RF_TRANS:
+        if (!p->copy && p->sdt == LG_F32 && !p->arith) {
+            switch (p->ddt) {
+            case LG_F16:
+                trans_f32_f16(p, j, q, n, nt);
+                return;
+            case LG_BF16:
+                trans_f32_bf16(p, j, q, n, nt);
+                return;
+            case LG_S32:
+                trans_f32_s32(p, j, q, n, nt);
+                return;
+            case LG_S8:
+                trans_f32_s8(p, j, q, n, nt);
+                return;
+            default:
+                trans_f32_u8(p, j, q, n, nt);
+                return;
+            }
+        }
+        if (!p->copy)
+            trans_any(p, j, q, n, nt);
+        else if (p->dsz == 4)
+            trans_b32(p, j, q, n, nt);
+        else if (p->dsz == 2)
+            trans_b16(p, j, q, n, nt);
+        else
+            trans_b8(p, j, q, n, nt);
+        return;
+    case LG_RF_ZERO:
+        if (j->kd[0].st[LG_RF_DST] == 1) {
+            zero_rows(p, j, q, n);
+            return;
+        }
+        break;
+    case LG_RF_GENERIC:
+        break;
+    }
+    lg__rf_kernel_scalar(p, j, q, n);
+}
