@@ -1,0 +1,323 @@
+/* lg_binary_create: validate, canonicalise into the cache key, choose the
+ * path, and the execution driver.
+ *
+ * Paths (impl "binary:<isa>:<path>" or "binary:generic"):
+ *  - same_layout: src0, src1 and dst f32 with one layout and the same dims,
+ *    dense: one vector loop over the physical buffers, split across threads
+ *    in 64-byte pieces. Padding holds zeros in both sources and 0 op 0 = +0
+ *    for every algorithm but div, whose padding is zeroed again afterwards.
+ *  - bcast_channel: src0 and dst f32 in one layout, "abx" (nchw-like) or
+ *    "aBx<k>b" (nChw16c-like); src1 f32 of dims 1 x C x 1 ... (per-channel)
+ *    or all 1 (scalar), any layout. Each (n, channel block) row of S * k
+ *    elements runs against a pattern of k src1 values; lanes of padded
+ *    channels give +0.
+ *  - generic: anything else (other layouts, other types, other broadcasts):
+ *    per-dim offset tables (layout.h), scalar, split across threads by rows
+ *    of the last dim, then dst's padding zeroed. */
+#include "primitives/binary/binary.h"
+
+#include "memory/convert.h"
+#include "primitives/cache.h"
+#include "primitives/eltwise/layout.h"
+
+#include <omp.h>
+#include <string.h>
+#include <xmmintrin.h>
+
+#define STREAM_BYTES (8ll * 1024 * 1024)
+/* Elements from which all threads run. */
+#define PAR_ELEMS 16384
+
+enum { MODE_SAME, MODE_CHANNEL, MODE_GENERIC };
+
+typedef struct binary_data {
+    lg__binary_pd pd;
+    int mode;
+    bool vector;
+    int vl; /* lanes of the pattern kernel's vectors (1 for scalar) */
+    lg__binary_vv_fn vv;
+    lg__binary_pat_fn pat;
+    int64_t n; /* same_layout: buffer elements */
+    /* bcast_channel: rows (n, channel block) of len = S * k elements */
+    int64_t k, cblocks, rows, len;
+    /* generic: tables over dst's dims (src1's broadcast), rows of the last dim */
+    int64_t *t0, *t1, *td;
+    int64_t *padtab; /* dst's tables over its padded dims, when zeroing padding */
+} binary_data;
+
+enum { SLOT_SRC0, SLOT_SRC1, SLOT_DST };
+
+static const char *alg_name(int alg) {
+    static const char *const names[] = {"add", "sub", "mul", "div", "min", "max"};
+    return alg >= 0 && alg < 6 ? names[alg] : "unknown";
+}
+
+static void run_same(const binary_data *b, const float *s0, const float *s1, float *d, int64_t lo,
+                     int64_t len, bool stream) {
+    s0 += lo, s1 += lo, d += lo;
+    if (stream && ((uintptr_t)d & 3) == 0) {
+        int64_t head = (int64_t)((64 - ((uintptr_t)d & 63)) & 63) / 4;
+        head = head < len ? head : len;
+        b->vv(b->pd.alg, s0, s1, d, head, false);
+        s0 += head, s1 += head, d += head, len -= head;
+    } else {
+        stream = false;
+    }
+    b->vv(b->pd.alg, s0, s1, d, len, stream);
+}
+
+/* Flat element range [lo, hi) of the bcast_channel rows (lo, hi multiples
+ * of k, so every call starts at a pattern boundary). */
+static void run_channel(const binary_data *b, const float *s0, const float *s1, float *d,
+                        int64_t lo, int64_t hi) {
+    const lg_md *m1 = &b->pd.src1;
+    int64_t C = b->pd.dst.dims[1], k = b->k;
+    int plen = (int)(k > b->vl ? k : b->vl);
+    float pat[64];
+    int32_t valid[64];
+    for (int64_t r = lo / b->len; r < b->rows && r * b->len < hi; r++) {
+        int64_t cb = r % b->cblocks;
+        for (int j = 0; j < plen; j++) {
+            int64_t c = cb * k + j;
+            if (j >= k) {
+                valid[j] = valid[j - k], pat[j] = pat[j - k]; /* tiled */
+                continue;
+            }
+            valid[j] = c < C ? -1 : 0;
+            int64_t idx[LG_MAX_NDIMS] = {0};
+            idx[1] = m1->dims[1] == 1 ? 0 : c;
+            pat[j] = c < C ? s1[lg__md_off(m1, idx)] : 0.0f;
+        }
+        int64_t a = r * b->len > lo ? r * b->len : lo;
+        int64_t e = (r + 1) * b->len < hi ? (r + 1) * b->len : hi;
+        b->pat(b->pd.alg, s0 + a, pat, valid, plen, d + a, e - a);
+    }
+}
+
+/* Rows [r0, r1) of the generic path (a row: the last dim). */
+static void run_generic(const binary_data *b, const void *s0, const void *s1, void *d, int64_t r0,
+                        int64_t r1) {
+    const lg__binary_pd *pd = &b->pd;
+    int nd = pd->dst.ndims, last = nd - 1;
+    int64_t len = pd->dst.dims[last];
+    const int64_t *l0 = lg__offtab_dim(b->t0, last), *l1 = lg__offtab_dim(b->t1, last),
+                  *ld = lg__offtab_dim(b->td, last);
+    for (int64_t r = r0; r < r1; r++) {
+        int64_t o0 = pd->src0.offset0, o1 = pd->src1.offset0, od = pd->dst.offset0, q = r;
+        for (int dd = last - 1; dd >= 0; dd--) {
+            int64_t i = q % pd->dst.dims[dd];
+            q /= pd->dst.dims[dd];
+            o0 += lg__offtab_dim(b->t0, dd)[i];
+            o1 += lg__offtab_dim(b->t1, dd)[i];
+            od += lg__offtab_dim(b->td, dd)[i];
+        }
+        for (int64_t i = 0; i < len; i++) {
+            float x = lg__load_f32(s0, pd->src0.dtype, o0 + l0[i]);
+            float y = lg__load_f32(s1, pd->src1.dtype, o1 + l1[i]);
+            lg__store_f32(d, pd->dst.dtype, od + ld[i], lg__binary_fwd(pd->alg, x, y));
+        }
+    }
+}
+
+static lg_status binary_execute(const lg_kernel *k, void *const *bufs) {
+    const binary_data *b = k->data;
+    const void *s0 = bufs[SLOT_SRC0], *s1 = bufs[SLOT_SRC1];
+    void *d = bufs[SLOT_DST];
+    const lg_md *md = &b->pd.dst;
+    int64_t total = lg__md_nelems(md);
+    if (total == 0) return LG_OK;
+    if (b->mode == MODE_GENERIC) {
+        int64_t rows = total / md->dims[md->ndims - 1];
+        int nthr = total >= PAR_ELEMS / 4 && !omp_in_parallel() ? omp_get_max_threads() : 1;
+#pragma omp parallel num_threads(nthr) if (nthr > 1)
+        {
+            int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+            run_generic(b, s0, s1, d, rows * t / nt, rows * (t + 1) / nt);
+        }
+    } else {
+        int64_t n = b->mode == MODE_SAME ? b->n : b->rows * b->len;
+        int64_t unit = b->mode == MODE_SAME ? 16 : (b->k > 16 ? b->k : 16);
+        bool stream = b->mode == MODE_SAME && b->vector && d != s0 && d != s1 &&
+                      n * 4 >= STREAM_BYTES;
+        int nthr = n >= PAR_ELEMS && !omp_in_parallel() ? omp_get_max_threads() : 1;
+#pragma omp parallel num_threads(nthr) if (nthr > 1)
+        {
+            int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+            int64_t units = (n + unit - 1) / unit;
+            int64_t lo = units * t / nt * unit, hi = units * (t + 1) / nt * unit;
+            hi = hi < n ? hi : n;
+            if (lo < hi) {
+                if (b->mode == MODE_SAME)
+                    run_same(b, s0, s1, d, lo, hi - lo, stream);
+                else
+                    run_channel(b, s0, s1, d, lo, hi);
+            }
+            if (stream) _mm_sfence();
+        }
+    }
+    if (b->padtab) lg__zero_padding(md, b->padtab, d);
+    return LG_OK;
+}
+
+static void binary_destroy(lg_kernel *k) {
+    binary_data *b = k->data;
+    if (b) {
+        lg__free(b->t0);
+        lg__free(b->t1);
+        lg__free(b->td);
+        lg__free(b->padtab);
+    }
+    lg__free(b);
+}
+
+static const lg__kernel_ops binary_ops = {binary_execute, binary_destroy};
+
+/* The channel block of src0's layout: 1 for "abx", k for "aBx<k>b"; 0 if
+ * the layout is neither. */
+static int64_t channel_block(const lg_md *md) {
+    if (md->ndims < 2) return 0;
+    static const char *const tags[] = {"abx", "aBx2b", "aBx4b", "aBx8b", "aBx16b", "aBx32b",
+                                       "aBx64b"};
+    static const char *const tags2[] = {"ab", "aB2b", "aB4b", "aB8b", "aB16b", "aB32b", "aB64b"};
+    for (int i = 0; i < 7; i++) {
+        lg_md t;
+        if (lg_md_init_tag(&t, md->ndims, md->dims, md->dtype,
+                           md->ndims == 2 ? tags2[i] : tags[i]) == LG_OK &&
+            lg_md_equal(&t, md))
+            return (int64_t)1 << i;
+    }
+    return 0;
+}
+
+/* Choose the path; *path names it (NULL: generic). */
+static lg_status plan(binary_data *b, lg__isa isa, const char **path) {
+    const lg__binary_pd *pd = &b->pd;
+    const lg_md *m0 = &pd->src0, *m1 = &pd->src1, *md = &pd->dst;
+    int nd = md->ndims;
+    bool f32 = m0->dtype == LG_F32 && m1->dtype == LG_F32 && md->dtype == LG_F32;
+    bool s0_is_dst = lg_md_equal(m0, md);
+    b->vl = isa == LG_ISA_AVX512 ? 16 : isa == LG_ISA_AVX2 ? 8 : 1;
+    bool pad = lg__md_has_padding(md) && lg__md_nelems(md) > 0;
+    if (f32 && s0_is_dst && lg_md_equal(m1, md) && lg__md_is_dense(md)) {
+        b->mode = MODE_SAME;
+        b->n = lg__md_nelems_padded(md);
+        *path = "same_layout";
+        pad = pad && pd->alg == LG_BINARY_DIV;
+    } else {
+        bool per_channel = nd >= 2;
+        for (int d = 0; d < nd; d++)
+            if (d != 1 && m1->dims[d] != 1) per_channel = false;
+        int64_t k = f32 && s0_is_dst && per_channel ? channel_block(md) : 0;
+        if (k > 0) {
+            b->mode = MODE_CHANNEL;
+            b->k = k;
+            b->cblocks = md->padded_dims[1] / k;
+            b->rows = md->dims[0] * b->cblocks;
+            b->len = k;
+            for (int d = 2; d < nd; d++) b->len *= md->dims[d];
+            *path = "bcast_channel";
+            pad = false; /* the kernel writes the padded channels as +0 */
+        } else {
+            b->mode = MODE_GENERIC;
+            *path = NULL;
+            b->t0 = lg__offtab_new(m0, md->dims, false);
+            b->t1 = lg__offtab_new(m1, md->dims, true);
+            b->td = lg__offtab_new(md, md->dims, false);
+            if (!b->t0 || !b->t1 || !b->td) return LG_OUT_OF_MEMORY;
+        }
+    }
+    if (pad) {
+        b->padtab = lg__offtab_new(md, md->padded_dims, false);
+        if (!b->padtab) return LG_OUT_OF_MEMORY;
+    }
+    return LG_OK;
+}
+
+static lg_status build_binary(const void *problem, lg_kernel **out) {
+    const lg__binary_pd *pd = problem;
+    lg_kernel *k = lg__kernel_new(LG_KIND_BINARY, &binary_ops);
+    binary_data *b = k ? lg__calloc(1, sizeof *b) : NULL;
+    if (!b) {
+        lg__free(k);
+        return LG_ERROR(LG_OUT_OF_MEMORY, "cannot allocate a binary kernel");
+    }
+    k->data = b;
+    b->pd = *pd;
+    lg__isa isa = lg__cpu_isa();
+    b->vector = isa != LG_ISA_SCALAR;
+    b->vv = isa == LG_ISA_AVX512 ? lg__binary_vv_avx512
+            : isa == LG_ISA_AVX2 ? lg__binary_vv_avx2
+                                 : lg__binary_vv_scalar;
+    b->pat = isa == LG_ISA_AVX512 ? lg__binary_pat_avx512
+             : isa == LG_ISA_AVX2 ? lg__binary_pat_avx2
+                                  : lg__binary_pat_scalar;
+    const char *path = NULL;
+    if (plan(b, isa, &path) != LG_OK) {
+        lg_kernel_destroy(k);
+        return LG_ERROR(LG_OUT_OF_MEMORY, "cannot allocate binary offset tables");
+    }
+    if (path)
+        snprintf(k->impl, sizeof k->impl, "binary:%s:%s", lg__isa_name(isa), path);
+    else
+        snprintf(k->impl, sizeof k->impl, "binary:generic");
+    char s0[72], s1[72], dd[72];
+    lg__md_describe(&pd->src0, s0, sizeof s0);
+    lg__md_describe(&pd->src1, s1, sizeof s1);
+    lg__md_describe(&pd->dst, dd, sizeof dd);
+    snprintf(k->desc, sizeof k->desc, "alg:%s src0:%s src1:%s dst:%s", alg_name(pd->alg), s0, s1,
+             dd);
+    k->inplace_src = lg__kernel_add_slot(k, LG_ARG_SRC, true, &pd->src0, 0);
+    lg__kernel_add_slot(k, LG_ARG_SRC + 1, true, &pd->src1, 0);
+    k->inplace_dst = lg__kernel_add_slot(k, LG_ARG_DST, true, &pd->dst, 0);
+    *out = k;
+    return LG_OK;
+}
+
+static bool dtype_ok(lg_dtype dt) {
+    return dt == LG_F32 || dt == LG_BF16 || dt == LG_F16;
+}
+
+lg_status lg_binary_create(lg_kernel **k, lg_binary_alg alg, const lg_md *src0, const lg_md *src1,
+                           const lg_md *dst) {
+    if (!k) return LG_ERROR(LG_INVALID_ARGUMENT, "kernel pointer is NULL");
+    const lg_md *mds[3] = {src0, src1, dst};
+    static const char *const names[3] = {"src0", "src1", "dst"};
+    for (int i = 0; i < 3; i++) {
+        if (!mds[i]) return LG_ERROR(LG_INVALID_ARGUMENT, "%s md is NULL", names[i]);
+        if (!lg__md_ok(mds[i]))
+            return LG_ERROR(LG_INVALID_ARGUMENT, "%s md is not initialised", names[i]);
+        if (i < 2 && lg_md_is_any(mds[i]))
+            return LG_ERROR(LG_INVALID_ARGUMENT, "%s md is 'any'", names[i]);
+    }
+    if ((int)alg < LG_BINARY_ADD || (int)alg > LG_BINARY_MAX)
+        return LG_ERROR(LG_INVALID_ARGUMENT, "alg %d is not an lg_binary_alg", (int)alg);
+    if (src1->ndims != src0->ndims || dst->ndims != src0->ndims)
+        return LG_ERROR(LG_INVALID_ARGUMENT, "%s has %d dims, src0 %d",
+                        src1->ndims != src0->ndims ? "src1" : "dst",
+                        src1->ndims != src0->ndims ? src1->ndims : dst->ndims, src0->ndims);
+    for (int d = 0; d < src0->ndims; d++) {
+        if (src1->dims[d] != src0->dims[d] && src1->dims[d] != 1)
+            return LG_ERROR(LG_INVALID_ARGUMENT,
+                            "src1 dims[%d] = %lld is neither src0's %lld nor 1 (no broadcast)", d,
+                            (long long)src1->dims[d], (long long)src0->dims[d]);
+        if (dst->dims[d] != src0->dims[d])
+            return LG_ERROR(LG_INVALID_ARGUMENT, "dims[%d] differ: src0 %lld, dst %lld", d,
+                            (long long)src0->dims[d], (long long)dst->dims[d]);
+    }
+    for (int i = 0; i < 3; i++)
+        if (!dtype_ok(mds[i]->dtype))
+            return LG_ERROR(LG_UNIMPLEMENTED, "%s data type %s: binary takes f32, bf16 and f16",
+                            names[i], lg_dtype_str(mds[i]->dtype));
+    lg__binary_pd pd;
+    memset(&pd, 0, sizeof pd);
+    lg__md_canon(src0, &pd.src0);
+    lg__md_canon(src1, &pd.src1);
+    if (lg_md_is_any(dst)) {
+        lg__md_canon(src0, &pd.dst);
+        pd.dst.dtype = dst->dtype;
+    } else {
+        lg__md_canon(dst, &pd.dst);
+    }
+    pd.alg = (int32_t)alg;
+    return lg__cache_get(LG_KIND_BINARY, &pd, sizeof pd, build_binary, k);
+}

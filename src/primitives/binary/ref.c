@@ -1,0 +1,51 @@
+/* The scalar binary truth: the whole-tensor reference and the scalar f32
+ * kernels. */
+#include "primitives/binary/binary.h"
+
+#include "memory/convert.h"
+
+#include <string.h>
+
+/* Advance idx over the box [0, ext) row-major; false after the last index. */
+static bool next_index(int64_t *idx, const int64_t *ext, int nd) {
+    for (int d = nd - 1; d >= 0; d--) {
+        if (++idx[d] < ext[d]) return true;
+        idx[d] = 0;
+    }
+    return false;
+}
+
+void lg__binary_ref(const lg__binary_pd *pd, const void *src0, const void *src1, void *dst) {
+    const lg_md *m0 = &pd->src0, *m1 = &pd->src1, *md = &pd->dst;
+    int nd = md->ndims;
+    if (lg__md_nelems(md) == 0) return;
+    int64_t idx[LG_MAX_NDIMS] = {0}, idx1[LG_MAX_NDIMS] = {0};
+    do {
+        for (int d = 0; d < nd; d++) idx1[d] = m1->dims[d] == 1 ? 0 : idx[d];
+        float a = lg__load_f32(src0, m0->dtype, lg__md_off(m0, idx));
+        float b = lg__load_f32(src1, m1->dtype, lg__md_off(m1, idx1));
+        lg__store_f32(dst, md->dtype, lg__md_off(md, idx), lg__binary_fwd(pd->alg, a, b));
+    } while (next_index(idx, md->dims, nd));
+    if (!lg__md_has_padding(md)) return;
+    size_t esz = lg_dtype_size(md->dtype);
+    memset(idx, 0, sizeof idx);
+    do {
+        bool pad = false;
+        for (int k = 0; k < nd; k++) pad = pad || idx[k] >= md->dims[k];
+        if (pad) memset((char *)dst + lg__md_off(md, idx) * (int64_t)esz, 0, esz);
+    } while (next_index(idx, md->padded_dims, nd));
+}
+
+void lg__binary_vv_scalar(int alg, const float *a, const float *b, float *d, int64_t n,
+                          bool stream) {
+    (void)stream;
+    for (int64_t i = 0; i < n; i++) d[i] = lg__binary_fwd(alg, a[i], b[i]);
+}
+
+void lg__binary_pat_scalar(int alg, const float *a, const float *p, const int32_t *valid, int plen,
+                           float *d, int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        int j = (int)(i % plen);
+        d[i] = valid[j] ? lg__binary_fwd(alg, a[i], p[j]) : 0.0f;
+    }
+}
