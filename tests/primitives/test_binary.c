@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const int64_t gaps_small[4] = {649, 16, 5, 1};     /* 2x40x3x3 with gaps */
-static const int64_t gaps_big[4] = {21905, 300, 17, 1};   /* 2x73x16x16 with gaps */
-static const int64_t gaps_bc[4] = {1000, 100, 10, 2};      /* 1xCx1x1-ish broadcast, strided */
+static const int64_t gaps_small[4] = {649, 16, 5, 1};   /* 2x40x3x3 with gaps */
+static const int64_t gaps_big[4] = {21905, 300, 17, 1}; /* 2x73x16x16 with gaps */
+static const int64_t gaps_bc[4] = {1000, 100, 10, 2};   /* 1xCx1x1-ish broadcast, strided */
 
 /* tag NULL: plain with `strides`. */
 static lg_md make(int nd, const int64_t *dims, lg_dtype dt, const char *tag,
@@ -35,8 +35,8 @@ static bool next_idx(int64_t *idx, const int64_t *dims, int nd) {
     return false;
 }
 
-static const float specials[] = {0.0f, -0.0f, 1e-40f, -1e-40f, INFINITY, -INFINITY, NAN, 1e38f,
-                                 -3e38f, 1.0f};
+static const float specials[] = {0.0f,      -0.0f, 1e-40f, -1e-40f, INFINITY,
+                                 -INFINITY, NAN,   1e38f,  -3e38f,  1.0f};
 
 /* A buffer for md: padding zero, gaps garbage, logical elements random. */
 static void *make_buf(const lg_md *md, lg_rng *r) {
@@ -69,8 +69,7 @@ static void check(int alg, const lg_md *s0, const lg_md *s1, const lg_md *d, con
     for (int isa = 0; isa <= (int)lg__cpu_isa_hw(); isa++) {
         lg__cpu_set_isa_cap(isa);
         lg_kernel *k = NULL;
-        cr_assert_eq(lg_binary_create(&k, alg, s0, s1, d), LG_OK, "%s: %s", what,
-                     lg_last_error());
+        cr_assert_eq(lg_binary_create(&k, alg, s0, s1, d), LG_OK, "%s: %s", what, lg_last_error());
         char want_impl[64] = "binary:generic";
         if (path) snprintf(want_impl, sizeof want_impl, "binary:%s:%s", lg__isa_name(isa), path);
         cr_assert_str_eq(lg_kernel_impl(k), want_impl, "%s isa %d", what, isa);
@@ -142,9 +141,12 @@ static void run_cases(const bcase *cs, size_t nc, const int64_t *dims, const int
     }
 }
 
-#define PC {1, 0, 1, 1} /* per-channel */
-#define SC {1, 1, 1, 1} /* scalar */
-#define FULL {0, 0, 0, 0}
+#define PC                                                                                         \
+    { 1, 0, 1, 1 } /* per-channel */
+#define SC                                                                                         \
+    { 1, 1, 1, 1 } /* scalar */
+#define FULL                                                                                       \
+    { 0, 0, 0, 0 }
 static const bcase cases[] = {
     {"nchw", "nchw", "nchw", FULL, "same_layout"},
     {"nhwc", "nhwc", "nhwc", FULL, "same_layout"},
@@ -156,14 +158,14 @@ static const bcase cases[] = {
     {"nChw16c", NULL, "nChw16c", PC, "bcast_channel"},
     {"nChw4c", "nchw", "nChw4c", SC, "bcast_channel"},
     {"nchw", "nchw", "nchw", SC, "bcast_channel"},
-    {"nChw16c", "nchw", "nChw16c", FULL, NULL},     /* src1 in another layout */
-    {"nchw", "nChw16c", "nChw8c", FULL, NULL},      /* three layouts */
-    {"nhwc", "nchw", "nhwc", PC, NULL},             /* per-channel, channels last */
-    {"nChw16c", "nchw", "nchw", PC, NULL},          /* dst differs from src0 */
-    {"nchw", "nchw", "nchw", {1, 1, 0, 0}, NULL},   /* spatial broadcast */
+    {"nChw16c", "nchw", "nChw16c", FULL, NULL},         /* src1 in another layout */
+    {"nchw", "nChw16c", "nChw8c", FULL, NULL},          /* three layouts */
+    {"nhwc", "nchw", "nhwc", PC, NULL},                 /* per-channel, channels last */
+    {"nChw16c", "nchw", "nchw", PC, NULL},              /* dst differs from src0 */
+    {"nchw", "nchw", "nchw", {1, 1, 0, 0}, NULL},       /* spatial broadcast */
     {"nChw16c", "nchw", "nChw16c", {0, 1, 1, 1}, NULL}, /* per image */
-    {"nchw", "nhwc", "nchw", {0, 1, 0, 1}, NULL},   /* mixed */
-    {NULL, NULL, NULL, FULL, NULL},                 /* gaps everywhere */
+    {"nchw", "nhwc", "nchw", {0, 1, 0, 1}, NULL},       /* mixed */
+    {NULL, NULL, NULL, FULL, NULL},                     /* gaps everywhere */
     {NULL, "nchw", "nChw16c", PC, NULL},
 };
 
@@ -213,12 +215,12 @@ Test(binary, hand_values_and_dst_any) {
     lg_md_init_tag(&any, 4, dims, LG_BF16, "any");
     float a[6] = {1, -2, 3, 0, NAN, 8}, b[2] = {2, 0};
     const float want[6][6] = {
-        {3, 0, 5, 0, NAN, 8},           /* add */
-        {-1, -4, 1, 0, NAN, 8},         /* sub */
-        {2, -4, 6, 0, NAN, 0},          /* mul */
+        {3, 0, 5, 0, NAN, 8},                 /* add */
+        {-1, -4, 1, 0, NAN, 8},               /* sub */
+        {2, -4, 6, 0, NAN, 0},                /* mul */
         {0.5f, -1, 1.5f, NAN, NAN, INFINITY}, /* div: 0/0, NaN/0, 8/0 */
-        {1, -2, 2, 0, 0, 0},            /* min: b when a is NaN */
-        {2, 2, 3, 0, 0, 8},             /* max */
+        {1, -2, 2, 0, 0, 0},                  /* min: b when a is NaN */
+        {2, 2, 3, 0, 0, 8},                   /* max */
     };
     for (int isa = 0; isa <= (int)lg__cpu_isa_hw(); isa++) {
         lg__cpu_set_isa_cap(isa);

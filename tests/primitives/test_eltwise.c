@@ -43,10 +43,10 @@ static bool next_idx(int64_t *idx, const int64_t *dims, int nd) {
 }
 
 /* Inputs that matter for each algorithm, mixed into the random values. */
-static const float specials[] = {0.0f,      -0.0f,     1e-40f,   -1e-40f,  FLT_MIN, -FLT_MIN,
-                                 INFINITY,  -INFINITY, NAN,      1e30f,    -1e30f,  88.72f,
-                                 -87.4f,    -103.9f,   -104.5f,  1.0f,     -1.0f,   0.55f,
-                                 -0.875f,   9.2f,      -14.0f,   3.0f,     -3.0f,   1e-8f};
+static const float specials[] = {0.0f,     -0.0f,     1e-40f,  -1e-40f, FLT_MIN, -FLT_MIN,
+                                 INFINITY, -INFINITY, NAN,     1e30f,   -1e30f,  88.72f,
+                                 -87.4f,   -103.9f,   -104.5f, 1.0f,    -1.0f,   0.55f,
+                                 -0.875f,  9.2f,      -14.0f,  3.0f,    -3.0f,   1e-8f};
 
 static float random_value(lg_rng *r, int alg, lg_dtype dt) {
     if (lg_rng_int(r, 0, 9) == 0 && dt != LG_S32 && dt != LG_S8 && dt != LG_U8)
@@ -118,14 +118,14 @@ static void compare(const lg_md *md, const void *got, const void *want, double b
             int16_t a, b;
             memcpy(&a, (const char *)got + i * 2, 2);
             memcpy(&b, (const char *)want + i * 2, 2);
-            cr_assert((a ^ b) >= 0 && abs(a - b) <= 1, "%s: element %zu: got %g, want %g", what,
-                      i, (double)g, (double)w);
+            cr_assert((a ^ b) >= 0 && abs(a - b) <= 1, "%s: element %zu: got %g, want %g", what, i,
+                      (double)g, (double)w);
         }
     }
 }
 
-static const float alphas[NALGS] = {0.1f, 1.5f, 0, 0, 0, 0, 1.25f, 0, 0, 0, 0, 0, 2.5f, -1.5f,
-                                    1.0f / 6, 0.2f};
+static const float alphas[NALGS] = {0.1f, 1.5f, 0, 0, 0,    0,     1.25f,    0,
+                                    0,    0,    0, 0, 2.5f, -1.5f, 1.0f / 6, 0.2f};
 static const float betas[NALGS] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -0.75f, 4.0f, 0.5f, 0.5f};
 
 static bool int_alg(int alg) {
@@ -176,8 +176,8 @@ static void check_problem(int alg, const lg_md *md, lg_rng *r, const char *expec
 }
 
 static const layout layouts[] = {
-    {"nchw", "nchw", NULL},         {"nhwc", "nhwc", NULL},       {"nChw4c", "aBcd4b", NULL},
-    {"nChw8c", "aBcd8b", NULL},     {"nChw16c", "aBcd16b", NULL}, {"strided", NULL, str_small},
+    {"nchw", "nchw", NULL},       {"nhwc", "nhwc", NULL},       {"nChw4c", "aBcd4b", NULL},
+    {"nChw8c", "aBcd8b", NULL},   {"nChw16c", "aBcd16b", NULL}, {"strided", NULL, str_small},
     {"stride2", NULL, str_step2},
 };
 
@@ -325,8 +325,9 @@ Test(eltwise, hand_values) {
             float x = v[i].x, y = NAN;
             lg_arg args[2] = {{LG_ARG_SRC, &x}, {LG_ARG_DST, &y}};
             cr_assert_eq(lg_kernel_execute(k, 2, args), LG_OK);
-            cr_assert(fabsf(y - v[i].want) <= 2e-7f * fabsf(v[i].want), "alg %d isa %d: f(%g) = %.9g, want %.9g",
-                      v[i].alg, isa, (double)x, (double)y, (double)v[i].want);
+            cr_assert(fabsf(y - v[i].want) <= 2e-7f * fabsf(v[i].want),
+                      "alg %d isa %d: f(%g) = %.9g, want %.9g", v[i].alg, isa, (double)x, (double)y,
+                      (double)v[i].want);
             lg_kernel_destroy(k);
         }
     }
@@ -410,8 +411,8 @@ Test(eltwise, bad_inputs) {
                  "dst");
     expect_error(lg_eltwise_create(&k, LG_ELTWISE_RELU, 0, 0, &md, &bf), LG_INVALID_ARGUMENT,
                  "dst");
-    expect_error(lg_eltwise_create(&k, LG_ELTWISE_RELU, 0, 0, &md, &any_wrong),
-                 LG_INVALID_ARGUMENT, "dst");
+    expect_error(lg_eltwise_create(&k, LG_ELTWISE_RELU, 0, 0, &md, &any_wrong), LG_INVALID_ARGUMENT,
+                 "dst");
     const lg_dtype ints[3] = {LG_S32, LG_S8, LG_U8};
     for (int i = 0; i < 3; i++) {
         lg_md im;

@@ -41,7 +41,7 @@ typedef struct ecase {
     lg_eltwise_alg alg;
     dnnl_alg_kind_t dalg;
     float alpha, beta;
-    float lo, hi;           /* input range */
+    float lo, hi;            /* input range */
     double tol_ulp, tol_abs; /* see the file comment */
 } ecase;
 

@@ -17,9 +17,9 @@ typedef void (*vmath_fn)(int fn, const float *x, float *y, int64_t n);
 
 static const char *const fn_names[LG_VMATH_COUNT] = {"exp", "expm1", "log",     "tanh",
                                                      "erf", "erfc",  "gelu_erf"};
-static const double bounds[LG_VMATH_COUNT] = {
-    LG_ELT_ULP_EXP, LG_ELT_ULP_EXPM1, LG_ELT_ULP_LOG,     LG_ELT_ULP_TANH,
-    LG_ELT_ULP_ERF, LG_ELT_ULP_ERFC,  LG_ELT_ULP_GELU_ERF};
+static const double bounds[LG_VMATH_COUNT] = {LG_ELT_ULP_EXP,     LG_ELT_ULP_EXPM1, LG_ELT_ULP_LOG,
+                                              LG_ELT_ULP_TANH,    LG_ELT_ULP_ERF,   LG_ELT_ULP_ERFC,
+                                              LG_ELT_ULP_GELU_ERF};
 
 static double truth(int fn, float x) {
     double d = x;
@@ -100,9 +100,10 @@ static void sweep(vmath_fn f, int fn) {
     for (int64_t i = 0; i < n; i++) x[i] = from_bits((uint32_t)(i * STRIDE + 7));
     run(f, fn, x, n, &st);
     /* Consecutive floats around the points that matter, on both sides. */
-    const float centres[] = {0.0f,   FLT_MIN, 1.0f,   0.3465736f, 1.0397208f, 0.55f,   0.875f,
-                             2.0f,   9.1f,    10.5f,  14.849242f, 88.72283f,  88.3763f, -87.33654f,
-                             -103.97208f, -104.0f, 18.5f, -17.33f, 3.92f,  0.4769363f, 7.0f};
+    const float centres[] = {0.0f,     FLT_MIN,    1.0f,        0.3465736f, 1.0397208f, 0.55f,
+                             0.875f,   2.0f,       9.1f,        10.5f,      14.849242f, 88.72283f,
+                             88.3763f, -87.33654f, -103.97208f, -104.0f,    18.5f,      -17.33f,
+                             3.92f,    0.4769363f, 7.0f};
     for (size_t c = 0; c < sizeof centres / sizeof centres[0]; c++)
         for (int sign = 0; sign < 2; sign++) {
             uint32_t b = to_bits(fabsf(centres[c])) | (sign ? 0x80000000u : 0u);
@@ -115,14 +116,14 @@ static void sweep(vmath_fn f, int fn) {
             run(f, fn, x, WIN, &st);
         }
     /* Specials, each exact. */
-    const float sp[] = {0.0f,     -0.0f,    1e-45f, -1e-45f, FLT_MIN, -FLT_MIN, FLT_MAX,
-                        -FLT_MAX, INFINITY, -INFINITY, NAN,   -NAN,   1e-38f,  -1e-38f};
+    const float sp[] = {0.0f,     -0.0f,    1e-45f,    -1e-45f, FLT_MIN, -FLT_MIN, FLT_MAX,
+                        -FLT_MAX, INFINITY, -INFINITY, NAN,     -NAN,    1e-38f,   -1e-38f};
     run(f, fn, sp, (int64_t)(sizeof sp / sizeof sp[0]), &st);
     free(x);
-    cr_log_info("%s: %lld inputs, max %.3f ulp at %a (bound %.1f)", fn_names[fn],
-                (long long)st.n, st.max, (double)st.at, bounds[fn]);
-    cr_assert(st.max <= bounds[fn], "%s: %.3f ulp at %a (%g) exceeds the stated %.1f",
-              fn_names[fn], st.max, (double)st.at, (double)st.at, bounds[fn]);
+    cr_log_info("%s: %lld inputs, max %.3f ulp at %a (bound %.1f)", fn_names[fn], (long long)st.n,
+                st.max, (double)st.at, bounds[fn]);
+    cr_assert(st.max <= bounds[fn], "%s: %.3f ulp at %a (%g) exceeds the stated %.1f", fn_names[fn],
+              st.max, (double)st.at, (double)st.at, bounds[fn]);
 }
 
 static void sweep_isa(lg__isa isa, int fn) {
@@ -152,18 +153,18 @@ Test(eltwise_math, special_values_exact) {
         int fn;
         float x, want;
     } v[] = {
-        {LG_VMATH_EXP, -INFINITY, 0.0f},     {LG_VMATH_EXP, INFINITY, INFINITY},
-        {LG_VMATH_EXP, 0.0f, 1.0f},          {LG_VMATH_EXP, -0.0f, 1.0f},
-        {LG_VMATH_EXP, 89.0f, INFINITY},     {LG_VMATH_EXP, -104.0f, 0.0f},
-        {LG_VMATH_EXPM1, -0.0f, -0.0f},      {LG_VMATH_EXPM1, -INFINITY, -1.0f},
-        {LG_VMATH_LOG, 0.0f, -INFINITY},     {LG_VMATH_LOG, -0.0f, -INFINITY},
-        {LG_VMATH_LOG, INFINITY, INFINITY},  {LG_VMATH_LOG, 1.0f, 0.0f},
-        {LG_VMATH_TANH, -0.0f, -0.0f},       {LG_VMATH_TANH, INFINITY, 1.0f},
-        {LG_VMATH_TANH, -INFINITY, -1.0f},   {LG_VMATH_ERF, -0.0f, -0.0f},
-        {LG_VMATH_ERF, INFINITY, 1.0f},      {LG_VMATH_ERF, -INFINITY, -1.0f},
-        {LG_VMATH_ERFC, INFINITY, 0.0f},     {LG_VMATH_ERFC, -INFINITY, 2.0f},
-        {LG_VMATH_ERFC, 0.0f, 1.0f},         {LG_VMATH_GELU_ERF, INFINITY, INFINITY},
-        {LG_VMATH_GELU_ERF, -0.0f, -0.0f},   {LG_VMATH_GELU_ERF, -20.0f, -0.0f},
+        {LG_VMATH_EXP, -INFINITY, 0.0f},    {LG_VMATH_EXP, INFINITY, INFINITY},
+        {LG_VMATH_EXP, 0.0f, 1.0f},         {LG_VMATH_EXP, -0.0f, 1.0f},
+        {LG_VMATH_EXP, 89.0f, INFINITY},    {LG_VMATH_EXP, -104.0f, 0.0f},
+        {LG_VMATH_EXPM1, -0.0f, -0.0f},     {LG_VMATH_EXPM1, -INFINITY, -1.0f},
+        {LG_VMATH_LOG, 0.0f, -INFINITY},    {LG_VMATH_LOG, -0.0f, -INFINITY},
+        {LG_VMATH_LOG, INFINITY, INFINITY}, {LG_VMATH_LOG, 1.0f, 0.0f},
+        {LG_VMATH_TANH, -0.0f, -0.0f},      {LG_VMATH_TANH, INFINITY, 1.0f},
+        {LG_VMATH_TANH, -INFINITY, -1.0f},  {LG_VMATH_ERF, -0.0f, -0.0f},
+        {LG_VMATH_ERF, INFINITY, 1.0f},     {LG_VMATH_ERF, -INFINITY, -1.0f},
+        {LG_VMATH_ERFC, INFINITY, 0.0f},    {LG_VMATH_ERFC, -INFINITY, 2.0f},
+        {LG_VMATH_ERFC, 0.0f, 1.0f},        {LG_VMATH_GELU_ERF, INFINITY, INFINITY},
+        {LG_VMATH_GELU_ERF, -0.0f, -0.0f},  {LG_VMATH_GELU_ERF, -20.0f, -0.0f},
     };
     const float nan_in[] = {NAN, -NAN, -1.0f, -1e-45f, -INFINITY}; /* log: all NaN */
     for (int isa = LG_ISA_AVX2; isa <= (int)lg__cpu_isa_hw(); isa++) {
@@ -176,8 +177,8 @@ Test(eltwise_math, special_values_exact) {
         }
         float y[5];
         f(LG_VMATH_LOG, nan_in, y, 5);
-        for (int i = 0; i < 5; i++) cr_assert(isnan(y[i]), "isa %d log(%g) = %g", isa,
-                                              (double)nan_in[i], (double)y[i]);
+        for (int i = 0; i < 5; i++)
+            cr_assert(isnan(y[i]), "isa %d log(%g) = %g", isa, (double)nan_in[i], (double)y[i]);
         for (int fn = 0; fn < LG_VMATH_COUNT; fn++) {
             float q = NAN, r;
             f(fn, &q, &r, 1);

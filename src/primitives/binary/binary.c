@@ -137,8 +137,8 @@ static lg_status binary_execute(const lg_kernel *k, void *const *bufs) {
     } else {
         int64_t n = b->mode == MODE_SAME ? b->n : b->rows * b->len;
         int64_t unit = b->mode == MODE_SAME ? 16 : (b->k > 16 ? b->k : 16);
-        bool stream = b->mode == MODE_SAME && b->vector && d != s0 && d != s1 &&
-                      n * 4 >= STREAM_BYTES;
+        bool stream =
+            b->mode == MODE_SAME && b->vector && d != s0 && d != s1 && n * 4 >= STREAM_BYTES;
         int nthr = n >= PAR_ELEMS && !omp_in_parallel() ? omp_get_max_threads() : 1;
 #pragma omp parallel num_threads(nthr) if (nthr > 1)
         {
@@ -176,8 +176,8 @@ static const lg__kernel_ops binary_ops = {binary_execute, binary_destroy};
  * the layout is neither. */
 static int64_t channel_block(const lg_md *md) {
     if (md->ndims < 2) return 0;
-    static const char *const tags[] = {"abx", "aBx2b", "aBx4b", "aBx8b", "aBx16b", "aBx32b",
-                                       "aBx64b"};
+    static const char *const tags[] = {"abx",    "aBx2b",  "aBx4b", "aBx8b",
+                                       "aBx16b", "aBx32b", "aBx64b"};
     static const char *const tags2[] = {"ab", "aB2b", "aB4b", "aB8b", "aB16b", "aB32b", "aB64b"};
     for (int i = 0; i < 7; i++) {
         lg_md t;

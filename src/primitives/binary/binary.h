@@ -64,8 +64,8 @@ LG_INTERNAL void lg__binary_vv_avx2(int alg, const float *a, const float *b, flo
                                     bool stream);
 LG_INTERNAL void lg__binary_pat_avx2(int alg, const float *a, const float *p, const int32_t *valid,
                                      int plen, float *d, int64_t n);
-LG_INTERNAL void lg__binary_vv_avx512(int alg, const float *a, const float *b, float *d,
-                                      int64_t n, bool stream);
+LG_INTERNAL void lg__binary_vv_avx512(int alg, const float *a, const float *b, float *d, int64_t n,
+                                      bool stream);
 LG_INTERNAL void lg__binary_pat_avx512(int alg, const float *a, const float *p,
                                        const int32_t *valid, int plen, float *d, int64_t n);
 

@@ -49,8 +49,7 @@ static inline __m256i first_lanes(int64_t k) {
         }                                                                                          \
     } while (0)
 
-void lg__binary_vv_avx2(int alg, const float *a, const float *b, float *d, int64_t n,
-                        bool stream) {
+void lg__binary_vv_avx2(int alg, const float *a, const float *b, float *d, int64_t n, bool stream) {
     BY_ALG(VV_LOOP)
 }
 

@@ -61,10 +61,12 @@ void lg__binary_vv_avx512(int alg, const float *a, const float *b, float *d, int
         int64_t i = 0;                                                                             \
         if (np == 1)                                                                               \
             for (; i + 16 <= n; i += 16)                                                           \
-                _mm512_storeu_ps(d + i, _mm512_maskz_mov_ps(m[0], OP(_mm512_loadu_ps(a + i), p[0])));  \
+                _mm512_storeu_ps(d + i,                                                            \
+                                 _mm512_maskz_mov_ps(m[0], OP(_mm512_loadu_ps(a + i), p[0])));     \
         else                                                                                       \
             for (int j = 0; i + 16 <= n; i += 16, j = j + 1 == np ? 0 : j + 1)                     \
-                _mm512_storeu_ps(d + i, _mm512_maskz_mov_ps(m[j], OP(_mm512_loadu_ps(a + i), p[j])));  \
+                _mm512_storeu_ps(d + i,                                                            \
+                                 _mm512_maskz_mov_ps(m[j], OP(_mm512_loadu_ps(a + i), p[j])));     \
         if (i < n) {                                                                               \
             int j = (int)((i / 16) % np);                                                          \
             __mmask16 t = first_lanes(n - i);                                                      \
@@ -80,8 +82,7 @@ void lg__binary_pat_avx512(int alg, const float *a, const float *pat, const int3
     int np = plen / 16;
     for (int j = 0; j < np; j++) {
         p[j] = _mm512_loadu_ps(pat + 16 * j);
-        m[j] = _mm512_test_epi32_mask(_mm512_loadu_si512(valid + 16 * j),
-                                      _mm512_set1_epi32(-1));
+        m[j] = _mm512_test_epi32_mask(_mm512_loadu_si512(valid + 16 * j), _mm512_set1_epi32(-1));
     }
     BY_ALG(PAT_LOOP)
 }

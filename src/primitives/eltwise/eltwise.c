@@ -53,9 +53,8 @@ typedef struct eltwise_data {
 
 static const char *alg_name(int alg) {
     static const char *const names[] = {
-        "relu", "elu",    "tanh",   "logistic", "gelu_tanh", "gelu_erf", "swish", "exp",
-        "log",  "abs",    "sqrt",   "square",   "linear",    "clip",     "hardswish",
-        "hardsigmoid"};
+        "relu", "elu", "tanh", "logistic", "gelu_tanh", "gelu_erf", "swish",     "exp",
+        "log",  "abs", "sqrt", "square",   "linear",    "clip",     "hardswish", "hardsigmoid"};
     return alg >= 0 && alg < (int)(sizeof names / sizeof names[0]) ? names[alg] : "unknown";
 }
 

@@ -160,8 +160,7 @@ static inline v8 v8_erfc_parts(v8 a, v8 k, v8 *n) {
 static inline v8 v8_erfc(v8 z) {
     v8 n, w = v8_erfc_parts(_mm256_min_ps(V8(10.5f), v8_abs(z)), V8(1.0f), &n);
     v8 e = v8_scalef(w, n);
-    return v8_sel(_mm256_cmp_ps(z, _mm256_setzero_ps(), _CMP_LT_OQ), _mm256_sub_ps(V8(2.0f), e),
-                  e);
+    return v8_sel(_mm256_cmp_ps(z, _mm256_setzero_ps(), _CMP_LT_OQ), _mm256_sub_ps(V8(2.0f), e), e);
 }
 
 static inline v8 v8_erf(v8 y) {
