@@ -305,3 +305,69 @@ Test(binary, bad_inputs) {
     free(other);
     lg_kernel_destroy(k);
 }
+
+Test(binary, large_streaming_and_misaligned) {
+    /* 1x4x720x1000 f32 (11.5 MB each, 34.6 MB touched): non-temporal
+     * stores, dst one float off alignment. */
+    int64_t dims[4] = {1, 4, 720, 1000};
+    lg_md md;
+    lg_md_init_tag(&md, 4, dims, LG_F32, "nchw");
+    int64_t n = lg__md_nelems(&md);
+    float *a = malloc((size_t)n * 4), *b = malloc((size_t)n * 4);
+    float *buf = malloc((size_t)(n + 16) * 4), *d = buf + 1;
+    for (int64_t i = 0; i < n; i++) {
+        a[i] = (float)(i % 1009) * 0.5f - 100.0f;
+        b[i] = (float)(i % 13) - 6.0f;
+    }
+    for (int isa = 0; isa <= (int)lg__cpu_isa_hw(); isa++) {
+        lg__cpu_set_isa_cap(isa);
+        for (int alg = 0; alg < 6; alg += 3) { /* add, div */
+            lg_kernel *k;
+            cr_assert_eq(lg_binary_create(&k, alg, &md, &md, &md), LG_OK);
+            memset(buf, 0xff, (size_t)(n + 16) * 4);
+            lg_arg args[3] = {{LG_ARG_SRC, a}, {LG_ARG_SRC + 1, b}, {LG_ARG_DST, d}};
+            cr_assert_eq(lg_kernel_execute(k, 3, args), LG_OK);
+            for (int64_t i = 0; i < n; i++) {
+                float want = lg__binary_fwd(alg, a[i], b[i]);
+                cr_assert(memcmp(&d[i], &want, 4) == 0, "isa %d alg %d [%lld]", isa, alg,
+                          (long long)i);
+            }
+            uint32_t g0, g1;
+            memcpy(&g0, &buf[0], 4);
+            memcpy(&g1, &d[n], 4);
+            cr_assert(g0 == 0xffffffffu && g1 == 0xffffffffu, "wrote outside dst");
+            lg_kernel_destroy(k);
+        }
+    }
+    lg__cpu_set_isa_cap(-1);
+    free(a);
+    free(b);
+    free(buf);
+}
+
+Test(binary, out_of_memory) {
+    /* The generic path allocates offset tables and a padding table: each
+     * allocation fails in turn (LG_OUT_OF_MEMORY, nothing leaked), then it
+     * succeeds. */
+    int64_t dims[4] = {2, 20, 3, 3};
+    lg_md s0, s1, d;
+    lg_md_init_tag(&s0, 4, dims, LG_F32, "nchw");
+    lg_md_init_tag(&s1, 4, dims, LG_F32, "nhwc");
+    lg_md_init_tag(&d, 4, dims, LG_F32, "nChw16c");
+    lg_kernel_cache_set_capacity(0);
+    bool ok = false;
+    for (int n = 0; n < 32 && !ok; n++) {
+        lg_kernel *k = NULL;
+        lg__alloc_fail_after(n);
+        lg_status s = lg_binary_create(&k, LG_BINARY_SUB, &s0, &s1, &d);
+        lg__alloc_fail_after(-1);
+        if (s == LG_OK) {
+            ok = true;
+            cr_assert_str_eq(lg_kernel_impl(k), "binary:generic");
+            lg_kernel_destroy(k);
+        } else {
+            cr_assert_eq(s, LG_OUT_OF_MEMORY, "failing allocation %d gave %s", n, lg_status_str(s));
+        }
+    }
+    cr_assert(ok);
+}

@@ -431,3 +431,63 @@ Test(eltwise, bad_inputs) {
     expect_error(lg_kernel_execute(k, 1, one), LG_INVALID_ARGUMENT, "missing");
     lg_kernel_destroy(k);
 }
+
+Test(eltwise, large_streaming_and_misaligned) {
+    /* 1x4x1024x1040 f32: 17 MB each way, past the non-temporal footprint;
+     * dst one float off 64-byte alignment so each thread peels a head. */
+    int64_t dims[4] = {1, 4, 1024, 1040};
+    lg_md md;
+    lg_md_init_tag(&md, 4, dims, LG_F32, "nchw");
+    int64_t n = lg__md_nelems(&md);
+    float *src = malloc((size_t)n * 4), *buf = malloc((size_t)(n + 16) * 4), *dst = buf + 1;
+    for (int64_t i = 0; i < n; i++) src[i] = (float)(i % 1001) * 0.01f - 5.0f;
+    const int algs[2] = {LG_ELTWISE_RELU, LG_ELTWISE_LINEAR};
+    for (int isa = 0; isa <= (int)lg__cpu_isa_hw(); isa++) {
+        lg__cpu_set_isa_cap(isa);
+        for (int a = 0; a < 2; a++) {
+            lg_kernel *k;
+            cr_assert_eq(lg_eltwise_create(&k, algs[a], 0.25f, 1.0f, &md, NULL), LG_OK);
+            memset(buf, 0xff, (size_t)(n + 16) * 4);
+            lg_arg args[2] = {{LG_ARG_SRC, src}, {LG_ARG_DST, dst}};
+            cr_assert_eq(lg_kernel_execute(k, 2, args), LG_OK);
+            float beta = algs[a] == LG_ELTWISE_LINEAR ? 1.0f : 0.0f;
+            for (int64_t i = 0; i < n; i++) {
+                float want = lg__eltwise_fwd(algs[a], 0.25f, beta, src[i]);
+                cr_assert(memcmp(&dst[i], &want, 4) == 0, "isa %d alg %d [%lld]: %g vs %g", isa,
+                          algs[a], (long long)i, (double)dst[i], (double)want);
+            }
+            uint32_t guard;
+            memcpy(&guard, &buf[0], 4);
+            cr_assert_eq(guard, 0xffffffffu, "wrote before dst");
+            memcpy(&guard, &dst[n], 4);
+            cr_assert_eq(guard, 0xffffffffu, "wrote past dst");
+            lg_kernel_destroy(k);
+        }
+    }
+    lg__cpu_set_isa_cap(-1);
+    free(src);
+    free(buf);
+}
+
+Test(eltwise, out_of_memory) {
+    /* Every allocation of a create that needs a padding table fails in turn:
+     * LG_OUT_OF_MEMORY and nothing leaked (ASan), then success. */
+    int64_t dims[4] = {2, 20, 3, 3};
+    lg_md md;
+    lg_md_init_tag(&md, 4, dims, LG_F32, "nChw16c");
+    lg_kernel_cache_set_capacity(0);
+    bool ok = false;
+    for (int n = 0; n < 32 && !ok; n++) {
+        lg_kernel *k = NULL;
+        lg__alloc_fail_after(n);
+        lg_status s = lg_eltwise_create(&k, LG_ELTWISE_EXP, 0, 0, &md, NULL);
+        lg__alloc_fail_after(-1);
+        if (s == LG_OK) {
+            ok = true;
+            lg_kernel_destroy(k);
+        } else {
+            cr_assert_eq(s, LG_OUT_OF_MEMORY, "failing allocation %d gave %s", n, lg_status_str(s));
+        }
+    }
+    cr_assert(ok);
+}

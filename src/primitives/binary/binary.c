@@ -24,7 +24,9 @@
 #include <string.h>
 #include <xmmintrin.h>
 
-#define STREAM_BYTES (8ll * 1024 * 1024)
+/* Bytes touched (src0 + src1 + dst) from which same_layout uses
+ * non-temporal stores (see eltwise.c). */
+#define STREAM_FOOTPRINT (32ll * 1024 * 1024)
 /* Elements from which all threads run. */
 #define PAR_ELEMS 16384
 
@@ -137,8 +139,8 @@ static lg_status binary_execute(const lg_kernel *k, void *const *bufs) {
     } else {
         int64_t n = b->mode == MODE_SAME ? b->n : b->rows * b->len;
         int64_t unit = b->mode == MODE_SAME ? 16 : (b->k > 16 ? b->k : 16);
-        bool stream =
-            b->mode == MODE_SAME && b->vector && d != s0 && d != s1 && n * 4 >= STREAM_BYTES;
+        bool stream = b->mode == MODE_SAME && b->vector && d != s0 && d != s1 &&
+                      3 * n * 4 >= STREAM_FOOTPRINT;
         int nthr = n >= PAR_ELEMS && !omp_in_parallel() ? omp_get_max_threads() : 1;
 #pragma omp parallel num_threads(nthr) if (nthr > 1)
         {

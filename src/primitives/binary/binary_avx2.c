@@ -33,15 +33,26 @@ static inline __m256i first_lanes(int64_t k) {
         break;                                                                                     \
     }
 
+/* Software prefetch distance in elements (see eltwise_avx512.c). */
+#define PF_AHEAD     512
+#define PREFETCH1(p) _mm_prefetch((const char *)((p) + PF_AHEAD), _MM_HINT_T0)
+#define PREFETCH2(p, q)                                                                            \
+    (_mm_prefetch((const char *)((p) + PF_AHEAD), _MM_HINT_T0),                                    \
+     _mm_prefetch((const char *)((q) + PF_AHEAD), _MM_HINT_T0))
+
 #define VV_LOOP(OP)                                                                                \
     do {                                                                                           \
         int64_t i = 0;                                                                             \
         if (stream)                                                                                \
-            for (; i + 8 <= n; i += 8)                                                             \
+            for (; i + 8 <= n; i += 8) {                                                           \
+                PREFETCH2(a + i, b + i);                                                           \
                 _mm256_stream_ps(d + i, OP(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i)));       \
+            }                                                                                      \
         else                                                                                       \
-            for (; i + 8 <= n; i += 8)                                                             \
+            for (; i + 8 <= n; i += 8) {                                                           \
+                PREFETCH2(a + i, b + i);                                                           \
                 _mm256_storeu_ps(d + i, OP(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i)));       \
+            }                                                                                      \
         if (i < n) {                                                                               \
             __m256i m = first_lanes(n - i);                                                        \
             _mm256_maskstore_ps(d + i, m,                                                          \
@@ -56,7 +67,7 @@ void lg__binary_vv_avx2(int alg, const float *a, const float *b, float *d, int64
 #define PAT_LOOP(OP)                                                                               \
     do {                                                                                           \
         int64_t i = 0;                                                                             \
-        for (int j = 0; i + 8 <= n; i += 8, j = j + 1 == np ? 0 : j + 1)                           \
+        for (int j = 0; i + 8 <= n; i += 8, j = j + 1 == np ? 0 : j + 1, PREFETCH1(a + i))         \
             _mm256_storeu_ps(d + i, _mm256_and_ps(m[j], OP(_mm256_loadu_ps(a + i), p[j])));        \
         if (i < n) {                                                                               \
             int j = (int)((i / 8) % np);                                                           \

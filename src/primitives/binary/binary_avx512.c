@@ -34,15 +34,26 @@ static inline __mmask16 first_lanes(int64_t k) {
         break;                                                                                     \
     }
 
+/* Software prefetch distance in elements (see eltwise_avx512.c). */
+#define PF_AHEAD     512
+#define PREFETCH1(p) _mm_prefetch((const char *)((p) + PF_AHEAD), _MM_HINT_T0)
+#define PREFETCH2(p, q)                                                                            \
+    (_mm_prefetch((const char *)((p) + PF_AHEAD), _MM_HINT_T0),                                    \
+     _mm_prefetch((const char *)((q) + PF_AHEAD), _MM_HINT_T0))
+
 #define VV_LOOP(OP)                                                                                \
     do {                                                                                           \
         int64_t i = 0;                                                                             \
         if (stream)                                                                                \
-            for (; i + 16 <= n; i += 16)                                                           \
+            for (; i + 16 <= n; i += 16) {                                                         \
+                PREFETCH2(a + i, b + i);                                                           \
                 _mm512_stream_ps(d + i, OP(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i)));       \
+            }                                                                                      \
         else                                                                                       \
-            for (; i + 16 <= n; i += 16)                                                           \
+            for (; i + 16 <= n; i += 16) {                                                         \
+                PREFETCH2(a + i, b + i);                                                           \
                 _mm512_storeu_ps(d + i, OP(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i)));       \
+            }                                                                                      \
         if (i < n) {                                                                               \
             __mmask16 m = first_lanes(n - i);                                                      \
             _mm512_mask_storeu_ps(                                                                 \
@@ -60,11 +71,11 @@ void lg__binary_vv_avx512(int alg, const float *a, const float *b, float *d, int
     do {                                                                                           \
         int64_t i = 0;                                                                             \
         if (np == 1)                                                                               \
-            for (; i + 16 <= n; i += 16)                                                           \
+            for (; i + 16 <= n; i += 16, PREFETCH1(a + i))                                         \
                 _mm512_storeu_ps(d + i,                                                            \
                                  _mm512_maskz_mov_ps(m[0], OP(_mm512_loadu_ps(a + i), p[0])));     \
         else                                                                                       \
-            for (int j = 0; i + 16 <= n; i += 16, j = j + 1 == np ? 0 : j + 1)                     \
+            for (int j = 0; i + 16 <= n; i += 16, j = j + 1 == np ? 0 : j + 1, PREFETCH1(a + i))   \
                 _mm512_storeu_ps(d + i,                                                            \
                                  _mm512_maskz_mov_ps(m[j], OP(_mm512_loadu_ps(a + i), p[j])));     \
         if (i < n) {                                                                               \

@@ -25,10 +25,11 @@
 #include <string.h>
 #include <xmmintrin.h>
 
-/* dst bytes from which out-of-place f32 stretches use non-temporal stores:
- * well beyond the last-level cache, so a later reader gains nothing from
- * the lines staying. */
-#define STREAM_BYTES (8ll * 1024 * 1024)
+/* Bytes touched (src + dst) from which out-of-place f32 stretches use
+ * non-temporal stores: about the size of a server last-level cache (35.75
+ * MiB on the development machine), where a later reader would find little
+ * of dst in cache anyway and the stores' read-for-ownership is pure cost. */
+#define STREAM_FOOTPRINT (32ll * 1024 * 1024)
 /* Work (elements times the algorithm's cost) from which all threads run. */
 #define PAR_WORK 24576
 /* Elements converted per step for non-f32 types and strided rows. */
@@ -141,7 +142,7 @@ static lg_status eltwise_execute(const lg_kernel *k, void *const *bufs) {
     int64_t total = e->mode == MODE_DENSE ? e->n : e->rows * e->rlen;
     if (total == 0) return LG_OK;
     bool stream = e->mode == MODE_DENSE && e->vector && e->pd.md.dtype == LG_F32 && src != dst &&
-                  e->n * 4 >= STREAM_BYTES;
+                  2 * e->n * 4 >= STREAM_FOOTPRINT;
     int nthr = total * e->cost >= PAR_WORK && !omp_in_parallel() ? omp_get_max_threads() : 1;
 #pragma omp parallel num_threads(nthr) if (nthr > 1)
     {

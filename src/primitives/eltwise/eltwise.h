@@ -25,9 +25,9 @@ typedef struct lg__eltwise_pd {
 #define LG_ELT_ULP_EXPM1    2.0 /* 1.627, x <= 18.5 */
 #define LG_ELT_ULP_LOG      1.0 /* 0.957 */
 #define LG_ELT_ULP_TANH     2.0 /* 1.498 */
-#define LG_ELT_ULP_ERF      2.0 /* 1.408 */
-#define LG_ELT_ULP_ERFC     5.0 /* 4.914 */
-#define LG_ELT_ULP_GELU_ERF 6.0 /* 5.954, against 0.5 x erfc(z), z = f32(-x * f32(1/sqrt 2)) */
+#define LG_ELT_ULP_ERF      2.0 /* 1.269 */
+#define LG_ELT_ULP_ERFC     5.0 /* 4.571 */
+#define LG_ELT_ULP_GELU_ERF 6.0 /* 5.324, against 0.5 x erfc(z), z = f32(-x * f32(1/sqrt 2)) */
 
 /* Bound of a kernel against the scalar reference (lg__eltwise_fwd, which
  * rounds libm's result once more), in ulps of the reference value; 0 means

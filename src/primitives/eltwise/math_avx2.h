@@ -133,7 +133,7 @@ static inline v8 v8_erfc_parts(v8 a, v8 k, v8 *n) {
     v8 one = V8(1.0f), pa = _mm256_mul_ps(a, V8(0.32759109139442444f));
     v8 dh = _mm256_add_ps(pa, one);
     v8 t = _mm256_div_ps(one, dh);
-    v8 c = _mm256_sub_ps(_mm256_mul_ps(pa, t), V8(0.38395488262176514f));
+    v8 c = _mm256_fmsub_ps(pa, t, V8(0.38395488262176514f));
     v8 s = V8(-0.059778645634651184f);
     s = _mm256_fmadd_ps(s, c, V8(-0.002574083162471652f));
     s = _mm256_fmadd_ps(s, c, V8(0.16223473846912384f));
@@ -152,7 +152,14 @@ static inline v8 v8_erfc_parts(v8 a, v8 k, v8 *n) {
     *n = _mm256_sub_ps(sh, V8(12582912.0f));
     v8 r = _mm256_fnmsub_ps(*n, V8(0.693145751953125f), h);
     r = _mm256_fnmadd_ps(*n, V8(1.428606765330187e-06f), r);
-    v8 p = _mm256_fmadd_ps(v8_expq(r), k, k); /* k e^r */
+    /* k e^r = k + r (k + r k q(r)), Horner with q scaled by k (a power of 2). */
+    v8 q = _mm256_mul_ps(k, V8(0.0013926175888627768f));
+    q = _mm256_fmadd_ps(q, r, _mm256_mul_ps(k, V8(0.008363173343241215f)));
+    q = _mm256_fmadd_ps(q, r, _mm256_mul_ps(k, V8(0.041666556149721146f)));
+    q = _mm256_fmadd_ps(q, r, _mm256_mul_ps(k, V8(0.16666577756404877f)));
+    q = _mm256_fmadd_ps(q, r, _mm256_mul_ps(k, V8(0.5f)));
+    q = _mm256_fmadd_ps(q, r, k);
+    v8 p = _mm256_fmadd_ps(q, r, k);
     v8 w = _mm256_mul_ps(_mm256_mul_ps(t, s), p);
     return _mm256_fnmadd_ps(w, l, w); /* w (1 - l) */
 }

@@ -14,10 +14,13 @@
  *  - tanh: |x| + |x|^3 T(x^2) (T of degree 5) for |x| < 0.55, else
  *    expm1(2|x|) / (expm1(2|x|) + 2) with |x| clamped to 9.1 (tanh is 1 in
  *    f32 beyond); the sign is copied from x.
- *  - erfc(|z|) = t S(t) e^{-z^2}, t = 1 / (1 + p |z|), p = 0.3275911, S of
- *    degree 9 in t - 0.616 fitted on z in [0, 10.1]; z^2 is split exactly (fma) into h + l
- *    and e^{-z^2} = e^{-h} (1 - l); the 2^n of e^{-h} is applied last, so a
- *    subnormal result is rounded once. erfc(z) = 2 - erfc(|z|) for z < 0.
+ *  - erfc(a), a = |z| <= 10.5: t S(u) e^{-a^2}, t = 1 / (1 + p a), u = p a t
+ *    (= 1 - t, but rounded relative to itself), p = 0.3275911, S of degree 9
+ *    in u - 0.384 fitted on a in [0, 10.1]; a^2 is split exactly (fma) into
+ *    h + l and e^{-a^2} = e^{-h} (1 - l); the 2^n of e^{-h} is applied last,
+ *    so a subnormal result is rounded once. erfc(z) = 2 - erfc(|z|), z < 0.
+ *  - gelu_erf(x) = 0.5 x erfc(-x / sqrt 2) on the same pieces: x - S for
+ *    x > 0, S for x <= 0, S = (x 0.5 w) 2^n (see v16_gelu_erf).
  *  - erf: y P(y^2) (P of degree 5) for |y| < 0.875, else sign(y) (1 - erfc|y|).
  *
  * Maximum errors, measured over every f32 input against the double-precision
@@ -139,7 +142,7 @@ static inline v16 v16_erfc_parts(v16 a, v16 k, v16 *n) {
     v16 dh = _mm512_add_ps(pa, one);
     v16 t = _mm512_rcp14_ps(dh);
     t = _mm512_fmadd_ps(t, _mm512_fnmadd_ps(t, dh, one), t); /* Newton: within an ulp */
-    v16 c = _mm512_sub_ps(_mm512_mul_ps(pa, t), V16(0.38395488262176514f));
+    v16 c = _mm512_fmsub_ps(pa, t, V16(0.38395488262176514f));
     v16 s = V16(-0.059778645634651184f);
     s = _mm512_fmadd_ps(s, c, V16(-0.002574083162471652f));
     s = _mm512_fmadd_ps(s, c, V16(0.16223473846912384f));
@@ -158,7 +161,14 @@ static inline v16 v16_erfc_parts(v16 a, v16 k, v16 *n) {
     *n = _mm512_sub_ps(sh, V16(12582912.0f));
     v16 r = _mm512_fnmsub_ps(*n, V16(0.693145751953125f), h);
     r = _mm512_fnmadd_ps(*n, V16(1.428606765330187e-06f), r);
-    v16 p = _mm512_fmadd_ps(v16_expq(r), k, k); /* k e^r */
+    /* k e^r = k + r (k + r k q(r)), Horner with q scaled by k (a power of 2). */
+    v16 q = _mm512_mul_ps(k, V16(0.0013926175888627768f));
+    q = _mm512_fmadd_ps(q, r, _mm512_mul_ps(k, V16(0.008363173343241215f)));
+    q = _mm512_fmadd_ps(q, r, _mm512_mul_ps(k, V16(0.041666556149721146f)));
+    q = _mm512_fmadd_ps(q, r, _mm512_mul_ps(k, V16(0.16666577756404877f)));
+    q = _mm512_fmadd_ps(q, r, _mm512_mul_ps(k, V16(0.5f)));
+    q = _mm512_fmadd_ps(q, r, k);
+    v16 p = _mm512_fmadd_ps(q, r, k);
     v16 w = _mm512_mul_ps(_mm512_mul_ps(t, s), p);
     return _mm512_fnmadd_ps(w, l, w); /* w (1 - l) */
 }
