@@ -198,7 +198,9 @@ typedef enum lg_eltwise_alg {
     LG_ELTWISE_CLIP,   /* min(max(x, alpha), beta) */
     LG_ELTWISE_HARDSWISH,
     LG_ELTWISE_HARDSIGMOID,
-} lg_eltwise_alg;
+} lg_eltwise_alg; /* hardswish: x * max(0, min(1, alpha * x + beta)); hardsigmoid:
+                   * max(0, min(1, alpha * x + beta)) (oneDNN 2.7+ forms; 2.6's fixed
+                   * hardswish is alpha = 1/6, beta = 1/2) */
 
 /* Execution argument ids (as oneDNN's DNNL_ARG_*). */
 enum {
