@@ -326,6 +326,37 @@ typedef enum lg_binary_alg {
 LG_API lg_status lg_binary_create(lg_kernel **k, lg_binary_alg alg, const lg_md *src0,
                                   const lg_md *src1, const lg_md *dst);
 
+/* Convolution geometry. Entries beyond the spatial rank (src ndims - 2) are
+ * ignored. dilates use oneDNN's convention: 0 is a dense kernel. pad_l and
+ * pad_r are the zero padding before and after each spatial dim (both
+ * explicit, never negative). The output size of each spatial dim is
+ *     (I + pad_l + pad_r - ((K - 1) * (dilate + 1) + 1)) / stride + 1. */
+typedef struct lg_conv_params {
+    int64_t strides[3], dilates[3], pad_l[3], pad_r[3];
+    int64_t groups; /* 1: weights are oihw-shaped; >1: a leading G dim (goihw) */
+} lg_conv_params;
+
+/*
+ * Forward f32 convolution, 1D/2D/3D (src ndims 3, 4 or 5):
+ *     dst = post_ops(conv(src, weights) + bias)
+ * src is N x IC x spatial, weights O x I x K... (groups == 1) or
+ * G x O/G x I/G x K... (groups > 1; depthwise when G == IC == OC), bias
+ * (optional: NULL) has OC elements and is always dense 1D ("a"), dst is
+ * N x OC x output spatial. src, weights and dst may be "any": the kernel
+ * then picks the best layout for this CPU and problem (channel-blocked
+ * activations and matching blocked weights, or plain nchw for a first layer
+ * with few input channels); lg_kernel_query_md reports the choice. attr may
+ * hold a chain of eltwise post-ops and one sum (scale beta: dst = conv +
+ * beta * dst_old, the residual add), in any order. Arguments: LG_ARG_SRC,
+ * LG_ARG_WEIGHTS, LG_ARG_BIAS (when given), LG_ARG_DST (which also holds the
+ * sum's input). LG_INVALID_ARGUMENT for mismatched channels, groups not
+ * dividing channels, inconsistent output dims, negative padding, a bias of the
+ * wrong size; LG_UNIMPLEMENTED for a data type other than f32.
+ */
+LG_API lg_status lg_conv_create(lg_kernel **k, const lg_conv_params *p, const lg_md *src,
+                                const lg_md *weights, const lg_md *bias, const lg_md *dst,
+                                const lg_attr *attr);
+
 /* The md of argument `arg` (e.g. LG_ARG_DST): for one given as "any", the
  * layout the kernel chose; otherwise the md it was given. LG_INVALID_ARGUMENT
  * for an argument the kernel does not have. */
@@ -367,6 +398,153 @@ LG_API int lg_kernel_cache_capacity(void);
 
 /* Fill *stats with the counters (hits, misses and evictions since start). */
 LG_API void lg_kernel_cache_stats(lg_cache_stats *stats);
+
+/* ------------------------------------------------------------------------ */
+/* Graph and plan                                                           */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A graph is built by plain constructor calls; each checks its inputs
+ * (unknown values, shapes, types) and names the node at fault on error, then
+ * records a node whose result is a new value. Compiling assigns a layout to
+ * every value, inserts and eliminates reorders, fuses, plans memory and
+ * creates every kernel through the kernel cache; the plan is immutable.
+ *
+ *     lg_graph *g; lg_value x, w, y;
+ *     lg_graph_create(&g);
+ *     lg_graph_add_input(g, "x", &x_md, &x);          // x_md: nchw or "any"
+ *     lg_graph_add_constant(g, "w", &w_md, w_data, &w);
+ *     lg_graph_add_conv(g, x, w, LG_NO_VALUE, &params, &y);
+ *     lg_graph_add_output(g, y, "y", "nchw");
+ *     lg_compile_options o; lg_compile_options_init(&o);
+ *     lg_plan *plan; lg_graph_compile(g, &o, &plan);
+ *     lg_binding in = {"x", x_buf}, out = {"y", y_buf};
+ *     lg_plan_execute(plan, 1, &in, 1, &out);
+ *     lg_plan_destroy(plan); lg_graph_destroy(g);
+ */
+typedef struct lg_graph lg_graph;
+typedef struct lg_plan lg_plan;
+typedef uint32_t lg_value; /* a tensor in the graph */
+#define LG_NO_VALUE ((lg_value)-1)
+
+/* Create an empty graph. */
+LG_API lg_status lg_graph_create(lg_graph **g);
+
+/* Free a graph and everything it holds (constants included); NULL allowed.
+ * Plans compiled from it stay valid. */
+LG_API void lg_graph_destroy(lg_graph *g);
+
+/* A graph input named `name` (unique among inputs, constants and outputs) of
+ * md's dims and type; md may be "any" (the compiler picks its layout, which
+ * lg_plan_query_md then reports). */
+LG_API lg_status lg_graph_add_input(lg_graph *g, const char *name, const lg_md *md, lg_value *out);
+
+/* A constant (weights, bias): md must have a concrete layout; data (of
+ * lg_md_size(md) bytes) is copied. */
+LG_API lg_status lg_graph_add_constant(lg_graph *g, const char *name, const lg_md *md,
+                                       const void *data, lg_value *out);
+
+/* A convolution node (see lg_conv_create); bias may be LG_NO_VALUE. */
+LG_API lg_status lg_graph_add_conv(lg_graph *g, lg_value src, lg_value weights, lg_value bias,
+                                   const lg_conv_params *p, lg_value *out);
+
+/* An eltwise node (see lg_eltwise_create). */
+LG_API lg_status lg_graph_add_eltwise(lg_graph *g, lg_value src, lg_eltwise_alg alg, float alpha,
+                                      float beta, lg_value *out);
+
+/* A binary node (see lg_binary_create); src1 broadcastable to src0. */
+LG_API lg_status lg_graph_add_binary(lg_graph *g, lg_binary_alg alg, lg_value src0, lg_value src1,
+                                     lg_value *out);
+
+/* A forward channel shuffle node (see lg_shuffle_create). */
+LG_API lg_status lg_graph_add_shuffle(lg_graph *g, lg_value src, int axis, int64_t group_size,
+                                      lg_value *out);
+
+/* An explicit reorder to dst's layout and type (dst may not be "any");
+ * attr (scales, zero points) may be NULL and is copied. */
+LG_API lg_status lg_graph_add_reorder(lg_graph *g, lg_value src, const lg_md *dst,
+                                      const lg_attr *attr, lg_value *out);
+
+/* Mark v as a graph output named `name`, wanted in layout `tag` ("any" lets
+ * the compiler choose; lg_plan_query_md reports it). A value may be an output
+ * and feed other nodes. */
+LG_API lg_status lg_graph_add_output(lg_graph *g, lg_value v, const char *name, const char *tag);
+
+/* How layouts are assigned (see docs/propagation.md). */
+typedef enum lg_strategy {
+    LG_STRATEGY_NONE,   /* everything in the plain layout of the inputs */
+    LG_STRATEGY_GREEDY, /* one forward pass; compute nodes pick blocked layouts */
+    LG_STRATEGY_OPTIMAL /* minimum modelled cost over the whole graph */
+} lg_strategy;
+
+/* Compile options; lg_compile_options_init sets the defaults. */
+typedef struct lg_compile_options {
+    lg_strategy strategy;       /* default LG_STRATEGY_OPTIMAL */
+    bool fuse;                  /* fuse eltwise/sum into conv post-ops; default true */
+    int num_threads;            /* 0: OpenMP's default */
+    const char *disable_passes; /* NULL or "name,name": passes to skip (also
+                                   LG_DISABLE_PASSES in the environment) */
+} lg_compile_options;
+
+/* Fill o with the defaults: OPTIMAL, fuse on, default threads, no pass
+ * disabled. */
+LG_API void lg_compile_options_init(lg_compile_options *o);
+
+/* Compile g into an immutable plan. o may be NULL (defaults). LG_INVALID_GRAPH
+ * for a graph without outputs or with values that reach no output. */
+LG_API lg_status lg_graph_compile(const lg_graph *g, const lg_compile_options *o, lg_plan **plan);
+
+/* What a compiled plan does per execution. */
+typedef struct lg_plan_stats {
+    int runtime_reorders;  /* reorder steps run by each lg_plan_execute */
+    int folded_reorders;   /* reorders of constants done once at compile time */
+    int64_t reorder_bytes; /* bytes read + written by runtime reorders per execute */
+    int steps;             /* kernels run per execute */
+    int64_t arena_bytes;   /* intermediate memory after planning */
+    double model_cost;     /* total cost of the layout assignment under the cost model */
+    bool exact;            /* the assignment is proven optimal (OPTIMAL without fallback) */
+    double compile_ms;     /* wall time lg_graph_compile took */
+} lg_plan_stats;
+
+/* Fill *s with the plan's counters. */
+LG_API lg_status lg_plan_stats_get(const lg_plan *p, lg_plan_stats *s);
+
+/* The md of the input or output named `name`: the layout its buffer must
+ * have. LG_INVALID_ARGUMENT for an unknown name. */
+LG_API lg_status lg_plan_query_md(const lg_plan *p, const char *name, lg_md *md);
+
+/* A buffer bound to an input or output by name. */
+typedef struct lg_binding {
+    const char *name;
+    void *data;
+} lg_binding;
+
+/* Run the plan. Every input and every output must be bound, each to a
+ * non-NULL buffer in the layout lg_plan_query_md reports. Reentrant: several
+ * threads may execute one plan at once; each thread reuses its own scratch
+ * arena across calls. */
+LG_API lg_status lg_plan_execute(const lg_plan *p, int nin, const lg_binding *in, int nout,
+                                 const lg_binding *out);
+
+/* Called on the loop's thread when an asynchronous execution ends. */
+typedef void (*lg_done_cb)(lg_status status, void *user_data);
+struct uv_loop_s; /* libuv's loop; this header need not include uv.h */
+
+/* Queue an execution on libuv's thread pool; `done` is called on the loop's
+ * thread with its status. The caller keeps the buffers (and the plan) alive
+ * until then. The bindings are copied. */
+LG_API lg_status lg_plan_execute_async(const lg_plan *p, struct uv_loop_s *loop, int nin,
+                                       const lg_binding *in, int nout, const lg_binding *out,
+                                       lg_done_cb done, void *user_data);
+
+/* Print the plan as "text" (one line per step and tensor) or "dot" (Graphviz;
+ * each tensor labelled with its layout, reorders highlighted). */
+LG_API lg_status lg_plan_dump(const lg_plan *p, FILE *f, const char *format);
+
+/* Free a plan; NULL allowed. Waits for asynchronous executions of p still
+ * running on the thread pool (their callbacks still arrive, on the loop's
+ * thread, after this returns); kernels are released to the cache. */
+LG_API void lg_plan_destroy(lg_plan *p);
 
 #ifdef __cplusplus
 }
