@@ -1,0 +1,2 @@
+# The OPTIMAL strategy's minimum-cost assignment solver (src/passes/solver*).
+lg_add_test(passes_solver SOURCES passes/test_solver.c)
