@@ -9,10 +9,12 @@
  *    it to its cheapest choice given all the others, until a full pass
  *    changes nothing. Keep the best result.
  * 3. Exact block moves on the best: grow a block of up to BLOCK variables by
- *    breadth-first search, clamp every other variable at its current choice,
- *    and minimise over the block exactly by elimination (whatever of the block
- *    fits the limits; the rest stays clamped). Accept if strictly cheaper.
- *    Repeat passes over all variables until one improves nothing.
+ *    breadth-first search from a seed, clamp every other variable at its
+ *    current choice, and minimise over the block exactly by elimination; a
+ *    block too wide for the limits is halved (keeping the part nearest the
+ *    seed) until it fits. Accept if strictly cheaper. Every variable not yet
+ *    in a block this pass seeds one; passes repeat (with ICM between) until
+ *    one improves nothing.
  * Every accepted move lowers the cost, so the result is never worse than any
  * start. Work (entries touched) stops the search at lim->max_work. */
 #include "passes/solver_impl.h"
@@ -158,8 +160,12 @@ static lg_status slice(ls *s, lg__sv_arena *sa, const lg__sv_tab *t, const int *
 }
 
 /* Minimise exactly over the block blk[0..m) with the rest clamped at x, and
- * apply the result if it is strictly cheaper. *better says whether it was. */
-static lg_status block_move_in(ls *s, lg__sv_arena *sa, int m, int *x, bool *better) {
+ * apply the result if it is strictly cheaper (*better is set if it was). If
+ * the block does not fit the limits whole, *fits is false and, unless last,
+ * nothing is done; when last, whatever of the block fits is minimised with
+ * the rest of it clamped too. */
+static lg_status block_move_in(ls *s, lg__sv_arena *sa, int m, bool last, int *x, bool *better,
+                               bool *fits) {
     const lg__sv_prob *p = s->p;
     int *subcand = lg__sv_alloc(sa, (size_t)m, sizeof(int));
     int nt = 0, cap = 0;
@@ -185,7 +191,8 @@ static lg_status block_move_in(ls *s, lg__sv_arena *sa, int m, int *x, bool *bet
     lg__sv_elim e;
     int64_t left = s->lim->max_work - s->spent;
     LG_CHECK(lg__sv_plan_make(&sub, s->lim->max_table_entries, left > 0 ? left : 0, sa, &pl));
-    if (pl.nsteps == 0) return LG_OK; /* nothing fits: no move */
+    *fits = pl.ncore == 0;
+    if (pl.nsteps == 0 || (!*fits && !last)) return LG_OK;
     LG_CHECK(lg__sv_eliminate(&sub, &pl, sa, &e));
     s->spent += e.work;
     for (int i = 0; i < m; i++) s->bx[i] = s->by[i] = x[s->blk[i]];
@@ -197,13 +204,24 @@ static lg_status block_move_in(ls *s, lg__sv_arena *sa, int m, int *x, bool *bet
     return LG_OK;
 }
 
+/* A block move from seed: the breadth-first block of up to BLOCK variables,
+ * halved (keeping the prefix nearest the seed) until it fits the limits. */
 static lg_status block_move(ls *s, int seed, int *x, bool *better) {
     int m = grow(s, seed);
-    for (int i = 0; i < m; i++) s->covered[s->blk[i]] = true;
-    lg__sv_arena sa = {0};
-    lg_status st = block_move_in(s, &sa, m, x, better);
-    lg__sv_arena_free(&sa);
-    for (int i = 0; i < m; i++) s->g2b[s->blk[i]] = -1;
+    lg_status st = LG_OK;
+    for (;;) {
+        bool fits = false;
+        lg__sv_arena sa = {0};
+        st = block_move_in(s, &sa, m, m == 1, x, better, &fits);
+        lg__sv_arena_free(&sa);
+        if (st != LG_OK || fits || m == 1) break;
+        for (int i = m / 2; i < m; i++) s->g2b[s->blk[i]] = -1;
+        m /= 2;
+    }
+    for (int i = 0; i < m; i++) {
+        s->covered[s->blk[i]] = true;
+        s->g2b[s->blk[i]] = -1;
+    }
     return st;
 }
 

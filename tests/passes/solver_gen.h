@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { TP_MAXV = 64, TP_MAXF = 256 };
+enum { TP_MAXV = 1024, TP_MAXF = 4096, DAG_MAXV = 16 };
 
 typedef struct tprob {
     int ncand[TP_MAXV];
@@ -71,14 +71,14 @@ typedef struct dag_stats {
     int wide;  /* factors of arity >= 4 */
 } dag_stats;
 
-/* A random DAG of nnodes nodes (1-3 inputs each, chosen among earlier values:
- * graph inputs and node outputs) turned into a factor problem. */
+/* A random DAG of nnodes <= 14 nodes (1-3 inputs each, chosen among earlier
+ * values: graph inputs and node outputs) turned into a factor problem. */
 static inline void tp_dag(tprob *t, lg_rng *r, int nnodes, int pinf, bool integer, dag_stats *st) {
     int nin = (int)lg_rng_int(r, 1, 2);
     int nv = nin + nnodes;
     tp_init(t, nv);
     for (int v = 0; v < nv; v++) t->ncand[v] = (int)lg_rng_int(r, 2, 4);
-    int ncons[TP_MAXV] = {0}, cons[TP_MAXV][TP_MAXV];
+    int ncons[DAG_MAXV] = {0}, cons[DAG_MAXV][DAG_MAXV];
     for (int i = 0; i < nnodes; i++) {
         int out = nin + i, avail = out, k = (int)lg_rng_int(r, 1, 3), vars[4] = {0}, n = 0;
         if (k > avail) k = avail;
