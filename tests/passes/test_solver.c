@@ -353,3 +353,15 @@ Test(solver, workload_shapes) {
         }
     }
 }
+
+/* The example at the top of solver.h, verbatim. */
+Test(solver, header_example) {
+    double c01[2 * 3] = {0, 5, 1, 2, 0, INFINITY}; // a: 2 choices, b: 3
+    lg__solver_factor f = {.arity = 2, .vars = {0, 1}, .cost = c01};
+    int ncand[2] = {2, 3}, choice[2];
+    lg__solver_problem p = {.nvars = 2, .ncand = ncand, .nfactors = 1, .factors = &f};
+    lg__solver_result r = {.choice = choice};
+    lg_status s = lg__solver_solve(&p, NULL, &r); // choice = {0, 0}, cost 0
+    cr_assert_eq(s, LG_OK);
+    cr_assert(choice[0] == 0 && choice[1] == 0 && r.cost == 0.0 && r.exact);
+}
