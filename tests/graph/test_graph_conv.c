@@ -290,3 +290,50 @@ Test(graph_conv, residual_add_fuses) {
         lg_graph_destroy(g);
     }
 }
+
+/* A conv diamond: x -> convA -> relu -> a; x -> convB -> b; s = a + b ->
+ * shuffle -> y. convA is added first but its residual b comes later: the
+ * fused convA moves after convB and, b dying there, writes in place on b's
+ * buffer (no copy). NONE: 3 steps, no reorder, one buffer of arena (b's,
+ * holding A's result afterwards; the shuffle writes the caller's y). */
+Test(graph_conv, diamond_with_late_residual_in_place) {
+    lg_rng r = {4};
+    int64_t xd[4] = {1, 16, 6, 6};
+    lg_value x, ca, a, cb, s, y;
+    lg_graph *g = graph_x(xd, "nchw", &x);
+    layer LA, LB;
+    ca = add_conv(g, x, 16, 32, 3, 1, 1, 1, 0, true, &r, &LA, "A");
+    cr_assert_eq(lg_graph_add_eltwise(g, ca, LG_ELTWISE_RELU, 0, 0, &a), LG_OK);
+    cb = add_conv(g, x, 16, 32, 1, 1, 1, 0, 0, false, &r, &LB, "B");
+    cr_assert_eq(lg_graph_add_binary(g, LG_BINARY_ADD, a, cb, &s), LG_OK);
+    cr_assert_eq(lg_graph_add_shuffle(g, s, 1, 4, &y), LG_OK);
+    cr_assert_eq(lg_graph_add_output(g, y, "y", "nchw"), LG_OK);
+    tensor tx = t_rand(4, xd, &r, -1, 1), ta0 = ref_layer(&tx, &LA), ta = ref_relu(&ta0, 0);
+    tensor tb = ref_layer(&tx, &LB), ts = ref_binary(0, &ta, &tb), want = ref_shuffle(&ts, 1, 4);
+    check_all(g, &tx, &want, "diamond");
+    lg_plan *p = compile_with(g, LG_STRATEGY_NONE, NULL);
+    lg_plan_stats st;
+    cr_assert_eq(lg_plan_stats_get(p, &st), LG_OK);
+    cr_expect_eq(st.steps, 3);
+    cr_expect_eq(st.runtime_reorders, 0);
+    cr_expect_eq(st.arena_bytes, 32 * 36 * 4, "b's buffer, reused in place by A's result");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cr_assert_eq(lg_plan_dump(p, f, "text"), LG_OK);
+    fclose(f);
+    cr_expect(strstr(text, "post:+relu+sum") != NULL, "%s", text);
+    /* convB runs first: its line comes before convA's. */
+    cr_expect(strstr(text, "k:1x1") < strstr(text, "k:3x3"), "%s", text);
+    free(text);
+    lg_plan_destroy(p);
+    t_free(&tx);
+    t_free(&ta0);
+    t_free(&ta);
+    t_free(&tb);
+    t_free(&ts);
+    t_free(&want);
+    free_layer(&LA);
+    free_layer(&LB);
+    lg_graph_destroy(g);
+}

@@ -347,3 +347,47 @@ Test(graph_errors, out_of_memory_everywhere) {
     free(zb);
     t_free(&c);
 }
+
+/* The same with a conv graph (layout query, folded weights, fusion of a
+ * relu and a residual add, in place), under GREEDY and NONE. */
+Test(graph_errors, out_of_memory_with_conv) {
+    int64_t xd[4] = {1, 16, 5, 5}, wd[4] = {16, 16, 3, 3}, bd[1] = {16};
+    static float wdata[16 * 16 * 9], bdata[16];
+    lg_md xmd = md_tag(4, xd, "nchw"), wmd = md_tag(4, wd, "oihw"), bmd = md_tag(1, bd, "a");
+    lg_conv_params cp = {.strides = {1, 1}, .pad_l = {1, 1}, .pad_r = {1, 1}, .groups = 1};
+    float *xb = calloc(16 * 25, 4), *yb = calloc(16 * 25, 4);
+    for (int st = 0; st < 2; st++) {
+        bool done = false;
+        for (int64_t k = 0; !done && k < 10000; k++) {
+            lg__alloc_fail_after(k);
+            lg_graph *g = NULL;
+            lg_plan *p = NULL;
+            lg_value x, w, b, c, a, s;
+            lg_status e = lg_graph_create(&g);
+            if (e == LG_OK) e = lg_graph_add_input(g, "x", &xmd, &x);
+            if (e == LG_OK) e = lg_graph_add_constant(g, "w", &wmd, wdata, &w);
+            if (e == LG_OK) e = lg_graph_add_constant(g, "b", &bmd, bdata, &b);
+            if (e == LG_OK) e = lg_graph_add_conv(g, x, w, b, &cp, &c);
+            if (e == LG_OK) e = lg_graph_add_eltwise(g, c, LG_ELTWISE_RELU, 0, 0, &a);
+            if (e == LG_OK) e = lg_graph_add_binary(g, LG_BINARY_ADD, a, x, &s);
+            if (e == LG_OK) e = lg_graph_add_output(g, s, "y", "nchw");
+            lg_compile_options o;
+            lg_compile_options_init(&o);
+            o.strategy = st ? LG_STRATEGY_GREEDY : LG_STRATEGY_NONE;
+            if (e == LG_OK) e = lg_graph_compile(g, &o, &p);
+            lg_binding in = {"x", xb}, out = {"y", yb};
+            if (e == LG_OK) e = lg_plan_execute(p, 1, &in, 1, &out);
+            lg__alloc_fail_after(-1);
+            if (e != LG_OK)
+                cr_assert_eq(e, LG_OUT_OF_MEMORY, "k=%lld: %s: %s", (long long)k, lg_status_str(e),
+                             lg_last_error());
+            else
+                done = true;
+            lg_plan_destroy(p);
+            lg_graph_destroy(g);
+        }
+        cr_assert(done);
+    }
+    free(xb);
+    free(yb);
+}

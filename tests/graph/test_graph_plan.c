@@ -5,6 +5,7 @@
 #include "graph_ref.h"
 
 #include <criterion/redirect.h>
+#include <omp.h>
 #include <stdio.h>
 
 static const int64_t dims[4] = {2, 24, 5, 7};
@@ -198,5 +199,61 @@ Test(graph_plan, any_input_is_resolved_and_reported) {
         cr_expect(lg_md_equal(&md, &plain));
         lg_plan_destroy(p);
     }
+    lg_graph_destroy(g);
+}
+
+/* The cost model by hand (src/passes/cost_model.h): a memory-bound node
+ * costs the bytes it reads and writes, a reorder the same, a reorder of the
+ * value counted once. S = bytes of the plain tensor, P = of nChw16c (24
+ * channels padded to 32). */
+Test(graph_plan, model_cost_by_hand) {
+    double S = 2 * 24 * 5 * 7 * 4, P = 2 * 32 * 5 * 7 * 4;
+    lg_graph *g = eltwise_chain("nchw", "nchw");
+    lg_plan *p = compile_with(g, LG_STRATEGY_NONE, NULL);
+    lg_plan_stats st;
+    cr_assert_eq(lg_plan_stats_get(p, &st), LG_OK);
+    cr_expect_eq(st.model_cost, 6 * S, "three eltwise nodes: %g", st.model_cost);
+    lg_plan_destroy(p);
+    lg_graph_destroy(g);
+    g = eltwise_chain("nchw", "nChw16c");
+    p = compile_with(g, LG_STRATEGY_GREEDY, NULL);
+    cr_assert_eq(lg_plan_stats_get(p, &st), LG_OK);
+    cr_expect_eq(st.model_cost, 6 * S + S + P, "plus the output reorder: %g", st.model_cost);
+    lg_plan_destroy(p);
+    lg_graph_destroy(g);
+    g = eltwise_chain("nChw16c", "nchw");
+    p = compile_with(g, LG_STRATEGY_GREEDY, NULL);
+    cr_assert_eq(lg_plan_stats_get(p, &st), LG_OK);
+    cr_expect_eq(st.model_cost, 6 * P + P + S, "blocked nodes, one reorder: %g", st.model_cost);
+    lg_plan_destroy(p);
+    p = compile_with(g, LG_STRATEGY_NONE, NULL);
+    cr_assert_eq(lg_plan_stats_get(p, &st), LG_OK);
+    cr_expect_eq(st.model_cost, P + S + 6 * S, "the input reordered to plain: %g", st.model_cost);
+    lg_plan_destroy(p);
+    lg_graph_destroy(g);
+}
+
+/* num_threads caps the threads of the plan's kernels for the duration of an
+ * execution and restores the caller's setting afterwards. */
+Test(graph_plan, num_threads_is_scoped_to_the_execution) {
+    lg_graph *g = eltwise_chain("nchw", "nhwc");
+    lg_compile_options o;
+    lg_compile_options_init(&o);
+    o.num_threads = 1;
+    lg_plan *p;
+    cr_assert_eq(lg_graph_compile(g, &o, &p), LG_OK, "%s", lg_last_error());
+    omp_set_num_threads(3);
+    lg_rng r = {8};
+    tensor x = t_rand(4, dims, &r, -1, 1), got;
+    const char *in = "x", *out = "y";
+    run_plan(p, 1, &in, &x, 1, &out, &got);
+    cr_expect_eq(omp_get_max_threads(), 3);
+    tensor a = ref_relu(&x, 0), want = ref_linear(&a, 2, 0);
+    t_expect_near(&got, &want, 0, 1e-6f, "one thread");
+    t_free(&x);
+    t_free(&got);
+    t_free(&a);
+    t_free(&want);
+    lg_plan_destroy(p);
     lg_graph_destroy(g);
 }

@@ -140,19 +140,29 @@ static lg_status conv_create(const lg__graph *ir, const lg__node *node, lg_kerne
                           bias, &ir->vals[node->out].md, &attr);
 }
 
-static void conv_describe(const lg__node *node, char *buf, size_t len) {
+/* "k:3x3 stride:1x1 pad:1x1/1x1 groups:1 post:+relu+sum" (spatial dims only). */
+static void conv_describe(const lg__graph *ir, const lg__node *node, char *buf, size_t len) {
     const lg_conv_params *p = &node->p.conv;
-    int n = snprintf(buf, len, "groups:%lld strides:%lld,%lld,%lld pad:%lld,%lld,%lld",
-                     (long long)p->groups, (long long)p->strides[0], (long long)p->strides[1],
-                     (long long)p->strides[2], (long long)p->pad_l[0], (long long)p->pad_l[1],
-                     (long long)p->pad_l[2]);
-    for (int i = 0; i < node->npost && n > 0 && (size_t)n < len; i++) {
+    const lg_md *w = &ir->vals[node->in[1]].md;
+    int sp = ir->vals[node->in[0]].md.ndims - 2;
+    const int64_t *fields[5] = {w->dims + w->ndims - sp, p->strides, p->dilates, p->pad_l,
+                                p->pad_r};
+    static const char *const names[5] = {"k:", " stride:", " dilate:", " pad:", "/"};
+    int n = 0;
+    for (int f = 0; f < 5 && n >= 0 && (size_t)n < len; f++) {
+        bool zero = true;
+        for (int d = 0; d < sp; d++) zero = zero && fields[f][d] == 0;
+        if (f == 2 && zero) continue; /* dense */
+        n += snprintf(buf + n, len - (size_t)n, "%s", names[f]);
+        for (int d = 0; d < sp && n >= 0 && (size_t)n < len; d++)
+            n += snprintf(buf + n, len - (size_t)n, d ? "x%lld" : "%lld", (long long)fields[f][d]);
+    }
+    if (n >= 0 && (size_t)n < len)
+        n += snprintf(buf + n, len - (size_t)n, " groups:%lld", (long long)p->groups);
+    for (int i = 0; i < node->npost && n >= 0 && (size_t)n < len; i++) {
         const lg__post_op *o = &node->post[i];
-        if (o->kind == LG_POST_SUM)
-            n += snprintf(buf + n, len - (size_t)n, "%s+sum", i ? "" : " post:");
-        else
-            n += snprintf(buf + n, len - (size_t)n, "%s+%s",
-                          i ? "" : " post:", lg__eltwise_alg_str(o->alg));
+        n += snprintf(buf + n, len - (size_t)n, "%s+%s", i ? "" : " post:",
+                      o->kind == LG_POST_SUM ? "sum" : lg__eltwise_alg_str(o->alg));
     }
 }
 
