@@ -337,3 +337,48 @@ Test(graph_conv, diamond_with_late_residual_in_place) {
     free_layer(&LB);
     lg_graph_destroy(g);
 }
+
+/* Weights given through an explicit reorder (oihw -> ohwi), then read by the
+ * conv in its own layout: a chain of two reorders of a constant, both
+ * folded. A constant residual (y = conv(x) + c) is copied into the result
+ * buffer before the fused conv. */
+Test(graph_conv, folded_chains_and_constant_residual) {
+    lg_rng r = {6};
+    int64_t xd[4] = {1, 16, 5, 5}, wd[4] = {16, 16, 3, 3}, yd[4] = {1, 16, 5, 5};
+    float scale = 1.0f / 12;
+    tensor w = t_rand(4, wd, &r, -scale, scale), c = t_rand(4, yd, &r, -1, 1);
+    lg_md wmd = md_tag(4, wd, "oihw"), ohwi = md_tag(4, wd, "ohwi"), cmd = md_tag(4, yd, "nchw");
+    lg_value x, vw, vw2, vc, y, s;
+    lg_graph *g = graph_x(xd, "nchw", &x);
+    void *wb = t_pack(&w, &wmd), *cb = t_pack(&c, &cmd);
+    cr_assert_eq(lg_graph_add_constant(g, "w", &wmd, wb, &vw), LG_OK);
+    cr_assert_eq(lg_graph_add_constant(g, "c", &cmd, cb, &vc), LG_OK);
+    free(wb);
+    free(cb);
+    cr_assert_eq(lg_graph_add_reorder(g, vw, &ohwi, NULL, &vw2), LG_OK);
+    lg_conv_params p = {.strides = {1, 1}, .pad_l = {1, 1}, .pad_r = {1, 1}, .groups = 1};
+    cr_assert_eq(lg_graph_add_conv(g, x, vw2, LG_NO_VALUE, &p, &y), LG_OK);
+    cr_assert_eq(lg_graph_add_binary(g, LG_BINARY_ADD, y, vc, &s), LG_OK);
+    cr_assert_eq(lg_graph_add_output(g, s, "y", "nchw"), LG_OK);
+    tensor tx = t_rand(4, xd, &r, -1, 1), ty = ref_conv2d(&tx, &w, NULL, &p);
+    tensor want = ref_binary(0, &ty, &c);
+    check_all(g, &tx, &want, "folded chain + constant residual");
+    lg_plan *pl = compile_with(g, LG_STRATEGY_NONE, NULL);
+    lg_plan_stats st;
+    cr_assert_eq(lg_plan_stats_get(pl, &st), LG_OK);
+    cr_expect_eq(st.folded_reorders, 2, "oihw -> ohwi -> oihw, both at compile time");
+    cr_expect_eq(st.steps, 2, "the copy of c, then conv+sum");
+    cr_expect_eq(st.runtime_reorders, 1);
+    lg_plan_destroy(pl);
+    pl = compile_with(g, LG_STRATEGY_NONE, "fold_constants");
+    cr_assert_eq(lg_plan_stats_get(pl, &st), LG_OK);
+    cr_expect_eq(st.folded_reorders, 0);
+    cr_expect_eq(st.steps, 4, "two weight reorders at run time, the copy, the conv");
+    lg_plan_destroy(pl);
+    t_free(&w);
+    t_free(&c);
+    t_free(&tx);
+    t_free(&ty);
+    t_free(&want);
+    lg_graph_destroy(g);
+}
