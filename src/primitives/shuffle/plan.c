@@ -291,8 +291,8 @@ lg_status lg__shuffle_plan(const lg__shuffle_pd *pd, lg__isa isa, lg__shuf_plan 
         return LG_OK;
     }
     int64_t g = lg__shuffle_group(pd);
-    p->doff = lg__malloc((size_t)p->padC * sizeof *p->doff);
-    p->soff = lg__malloc((size_t)p->C * sizeof *p->soff);
+    p->doff = lg__calloc((size_t)p->padC, sizeof *p->doff); /* calloc: no size overflow */
+    p->soff = lg__calloc((size_t)p->C, sizeof *p->soff);
     if (!p->doff || !p->soff) {
         lg__shuffle_plan_free(p);
         return LG_OUT_OF_MEMORY;
