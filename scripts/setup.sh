@@ -3,7 +3,7 @@
 # a second run checks the packages and returns at once.
 set -euo pipefail
 packages=(gcc make cmake pkg-config libuv1-dev libxxhash-dev libcriterion-dev libdnnl-dev
-          clang clang-format)
+          clang clang-format libclang-rt-14-dev libomp-14-dev valgrind)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Fuzz every target of tests/cmake/fuzz.cmake for a bounded time with
+# libFuzzer + AddressSanitizer + UndefinedBehaviorSanitizer (clang), into
+# ${BUILD_DIR:-build-fuzz}.
+#
+#   bash scripts/fuzz.sh                 # every target, LG_FUZZ_SECONDS (30) each
+#   LG_FUZZ_SECONDS=600 bash scripts/fuzz.sh reorder shuffle
+#   LG_FUZZ_MERGE=1 bash scripts/fuzz.sh # then fold new coverage into tests/fuzz/corpus
+#
+# Each run starts from the committed corpus tests/fuzz/corpus/<target>/ (read
+# only) and a scratch corpus under the build dir. A crash stops the script
+# with the input that caused it: fix the bug, then commit that input to
+# tests/fuzz/corpus/<target>/ so the normal test suite replays it for ever
+# (fuzz_replay_<target>, docs/reliability.md).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+dir=${BUILD_DIR:-build-fuzz}
+secs=${LG_FUZZ_SECONDS:-30}
+CC=clang cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLG_SANITIZE=ON -DLG_FUZZ=ON \
+  -DLG_BUILD_BENCH=OFF -DLG_BUILD_SAMPLES=OFF -DLG_WITH_DNNL=OFF \
+  -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link" >/dev/null
+cmake --build "$dir" -j"$(nproc)" --target fuzz_all >/dev/null
+if [ $# -gt 0 ]; then targets=("$@"); else mapfile -t targets < "$dir/fuzz_targets.txt"; fi
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# One OpenMP thread: libFuzzer runs one input at a time, and a pool of idle
+# threads only slows every input down.
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
+for t in "${targets[@]}"; do
+  work="$dir/fuzz-work/$t"
+  mkdir -p "$work/corpus" "$work/artifacts" "tests/fuzz/corpus/$t"
+  dict=()
+  [ -f "tests/fuzz/$t.dict" ] && dict=(-dict="tests/fuzz/$t.dict")
+  start=$(date +%s)
+  if ! "$dir/tests/fuzz_$t" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -max_len=1024 \
+       -print_final_stats=1 -artifact_prefix="$work/artifacts/" "${dict[@]}" \
+       "$work/corpus" "tests/fuzz/corpus/$t" > "$work/log" 2>&1; then
+    tail -n 60 "$work/log"
+    echo "fuzz: $t FAILED; the input is in $work/artifacts/:"
+    ls -1 "$work/artifacts/"
+    echo "fuzz: after the fix, commit it as tests/fuzz/corpus/$t/<name> (replayed by ctest)"
+    exit 1
+  fi
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log")
+  cov=$(grep -o 'cov: [0-9]*' "$work/log" | tail -n 1)
+  echo "fuzz: $t: $runs inputs in $(( $(date +%s) - start )) s, $cov edges, no failure"
+  if [ "${LG_FUZZ_MERGE:-0}" = 1 ]; then
+    "$dir/tests/fuzz_$t" -merge=1 -max_len=1024 "tests/fuzz/corpus/$t" "$work/corpus" \
+      > "$work/merge.log" 2>&1
+    echo "fuzz: $t: corpus now $(ls "tests/fuzz/corpus/$t" | wc -l) files"
+  fi
+done
