@@ -3,7 +3,7 @@
 # docs_api_examples checks that what it shows is what is compiled and run.
 if(LG_BUILD_SAMPLES)
   add_test(NAME sample_reorder_quantize COMMAND reorder_quantize)
-  foreach(s api_md api_attr api_kernel api_cache)
+  foreach(s api_md api_attr api_kernel api_cache api_graph api_plan)
     add_test(NAME sample_${s} COMMAND ${s})
   endforeach()
 endif()
