@@ -1,0 +1,66 @@
+/* The search space of LG_STRATEGY_OPTIMAL: for every scheduled node a list of
+ * configurations (the layout each input is read in and the layout its result
+ * is written in), for every "any" graph input a list of layouts, and the
+ * factor problem whose minimum over those choices is the minimum of
+ * lg__cost_assignment (src/passes/cost_model.h).
+ *
+ * Variables: one per scheduled node and one per "any" input. Candidate 0 of
+ * every variable is what GREEDY chose and candidate 1 (when it differs) what
+ * NONE chose, so both strategies' assignments lie in the space and the
+ * optimum can never be worse than either. The other candidates: every
+ * combination the node can run in over the candidate layouts of its tensors
+ * (plain, channels-last, and channel-blocked with the block of this CPU).
+ *
+ * Factors: one unary factor per node variable (lg__cost_node of each
+ * configuration) and one factor per value over its producer's variable and
+ * its readers' variables, costing one reorder per distinct layout that
+ * readers and outputs need and the stored layout is not (constants cost
+ * nothing, as in the cost model). Their sum is lg__cost_assignment of the
+ * applied choice, exactly. */
+#ifndef LG_PASSES_LAYOUT_SPACE_H
+#define LG_PASSES_LAYOUT_SPACE_H
+
+#include "passes/ir.h"
+#include "passes/solver.h"
+
+/* One candidate of a variable. For a node: in[] and out; for an input: out. */
+typedef struct lg__layout_cfg {
+    lg_md in[LG_NODE_MAX_IN];
+    lg_md out;
+} lg__layout_cfg;
+
+typedef struct lg__layout_var {
+    int node;         /* scheduled node index, or -1 for an "any" input */
+    lg_value value;   /* the node's result or the input */
+    int ncfg;         /* candidates (>= 1) */
+    lg__layout_cfg *cfg;
+} lg__layout_var;
+
+typedef struct lg__layout_space {
+    int nvars;
+    lg__layout_var *vars;
+    int *ncand;                 /* ncand[v] = vars[v].ncfg, for the solver */
+    int nfactors;
+    lg__solver_factor *factors; /* tables owned by the space */
+    bool too_large;             /* a value's factor could not be built (see fits) */
+    const char *why;            /* static reason when too_large */
+} lg__layout_space;
+
+/* Build the space of ir (shapes inferred, layouts not yet assigned: the
+ * state lg__pass_propagate_layouts starts from). Runs GREEDY and NONE on ir
+ * to seed candidates 0 and 1 and restores ir afterwards. When a value has
+ * more readers than a factor may hold or its table would be too large, the
+ * factors are not built and s->too_large says why (the caller falls back).
+ * On error nothing is leaked and ir is restored. */
+LG_INTERNAL lg_status lg__layout_space_build(lg__graph *ir, lg__layout_space *s);
+
+/* Give ir the layouts of `choice` (one candidate per variable): every node's
+ * in_md[] and result md, every "any" input's md, every "any" output resolved
+ * to its value's layout. */
+LG_INTERNAL void lg__layout_space_apply(lg__graph *ir, const lg__layout_space *s,
+                                        const int *choice);
+
+/* Free what the space owns; s may be zeroed or partly built. */
+LG_INTERNAL void lg__layout_space_free(lg__layout_space *s);
+
+#endif /* LG_PASSES_LAYOUT_SPACE_H */

@@ -1,0 +1,2 @@
+# LG_STRATEGY_OPTIMAL against exhaustive enumeration (tests/graph/test_optimal.c).
+lg_add_test(graph_optimal SOURCES graph/test_optimal.c)
