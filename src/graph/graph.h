@@ -1,0 +1,203 @@
+/* The graph IR: values (tensors), nodes and outputs.
+ *
+ * Two structures share these types:
+ *  - struct lg_graph, what the user builds with lg_graph_add_*: every node's
+ *    result is a new value whose md holds its dims and type (format "any");
+ *    inputs keep the md they were given, constants a concrete one;
+ *  - lg__graph, the compiler's working copy (src/passes): the passes assign
+ *    a concrete layout to every value, insert reorder nodes, fold, fuse and
+ *    place values in memory. It borrows names and constant data from the
+ *    lg_graph it was copied from, and owns what the passes allocate.
+ *
+ * A value id (lg_value) is an index into the value array; nodes are kept in
+ * the order they were added, which is a topological order (a node can only
+ * read values that exist when it is added). */
+#ifndef LG_GRAPH_GRAPH_H
+#define LG_GRAPH_GRAPH_H
+
+#include "memory/md.h"
+#include "primitives/attr.h"
+#include "primitives/kernel.h"
+
+typedef enum lg__node_kind {
+#define X(id, name) LG_NODE_##id,
+#include "graph/nodes.def"
+#undef X
+    LG_NODE_COUNT
+} lg__node_kind;
+
+/* Most inputs a node reads (conv: src, weights, bias). */
+#define LG_NODE_MAX_IN 3
+
+typedef enum lg__val_kind {
+    LG_VAL_INPUT,    /* bound by the caller at execution */
+    LG_VAL_CONSTANT, /* data known at compile time */
+    LG_VAL_NODE,     /* produced by a node */
+} lg__val_kind;
+
+/* Where a value lives during an execution (filled by the memory planner and
+ * the plan builder). Bases: 0 the arena, then the inputs, the outputs and the
+ * constants, in that order (see src/graph/plan.h). */
+typedef struct lg__place {
+    int base; /* -1: not placed yet */
+    int64_t offset;
+} lg__place;
+
+typedef struct lg__value {
+    lg__val_kind kind;
+    lg_md md;         /* see the file comment: dims/type, then the layout */
+    int producer;     /* LG_VAL_NODE: index of the node producing it */
+    int input;        /* LG_VAL_INPUT: its number among the inputs */
+    const char *name; /* inputs and constants; NULL otherwise */
+    const void *data; /* constants: lg_md_size(&md) bytes */
+    lg__place place;  /* compile only */
+} lg__value;
+
+typedef struct lg__node {
+    lg__node_kind kind;
+    int nin;
+    lg_value in[LG_NODE_MAX_IN];
+    lg_value out;
+    union {
+        lg_conv_params conv;
+        struct {
+            int alg;
+            float alpha, beta;
+        } eltwise;
+        struct {
+            int alg;
+        } binary;
+        struct {
+            int axis;
+            int64_t group_size;
+        } shuffle;
+        struct {
+            lg_md dst;
+        } reorder;
+    } p;
+    /* Compile only. */
+    lg_md in_md[LG_NODE_MAX_IN]; /* layout each input is read in (set by a strategy) */
+    bool dead;                   /* folded or fused away */
+    bool inserted;               /* a reorder the compiler added */
+    bool copy;                   /* a copy into an output buffer (never folded) */
+    int npost;                   /* fused post-ops (conv) */
+    lg__post_op post[LG_MAX_POST_OPS];
+    lg_value sum_src;  /* fused residual add's other input, or LG_NO_VALUE */
+    lg_kernel *kernel; /* created by the create_kernels pass */
+} lg__node;
+
+typedef struct lg__output {
+    lg_value v;
+    const char *name;
+    lg_md md; /* requested layout; "any" until the strategy picks one */
+} lg__output;
+
+/* The user's graph. Names and constant data are owned here. */
+struct lg_graph {
+    lg__value *vals;
+    int nvals, capv;
+    lg__node *nodes;
+    int nnodes, capn;
+    lg__output *outs;
+    int nouts, capo;
+    int ninputs;
+};
+
+/* The compiler's working copy (see the file comment). sched lists the live
+ * nodes in execution order; passes keep it topological. */
+typedef struct lg__graph {
+    const struct lg_graph *src;
+    lg__value *vals;
+    int nvals, capv;
+    lg__node *nodes;
+    int nnodes, capn;
+    lg__output *outs;
+    int nouts;
+    int ninputs;
+    int *sched;
+    int nsched, capsched;
+    void **owned; /* buffers the passes allocated (folded constants) */
+    int nowned, capowned;
+    /* Options and results the passes share. */
+    lg_strategy strategy;
+    int folded;        /* reorders of constants done at compile time */
+    bool exact;        /* the layout assignment is proven optimal */
+    double model_cost; /* cost of the assignment (src/passes/cost_model.h) */
+    int64_t arena_bytes;
+} lg__graph;
+
+/* The hooks of one node kind (src/graph/nodes/<kind>.c). */
+typedef struct lg__node_ops {
+    const char *name;
+    /* Execution argument id of each input (conv: SRC, WEIGHTS, BIAS). */
+    int in_args[LG_NODE_MAX_IN];
+    /* Check node (inputs already known to exist) against the values and
+     * write its result's dims and type into *out (format "any"). Errors are
+     * reported naming `where` and the node. */
+    lg_status (*infer)(const lg__value *vals, const lg__node *node, int index, lg_md *out,
+                       const char *where);
+    /* Strategies: set node->in_md[] and the md of node->out from the
+     * layouts of the input values (see src/passes/propagate.c). */
+    lg_status (*layout_none)(lg__graph *ir, int n);
+    lg_status (*layout_greedy)(lg__graph *ir, int n);
+    /* The layout this node would like for input i when the input's layout
+     * is still free ("any" inputs); false if it has no preference. */
+    bool (*prefers)(const lg__graph *ir, int n, int i, lg_md *md);
+    /* Create the kernel for the node's final layouts (and post-ops). */
+    lg_status (*create)(const lg__graph *ir, const lg__node *node, lg_kernel **k);
+    /* The node's parameters for dumps, e.g. "alg:relu alpha:0". */
+    void (*describe)(const lg__node *node, char *buf, size_t len);
+} lg__node_ops;
+
+#define X(id, name) LG_INTERNAL extern const lg__node_ops lg__node_##name##_ops;
+#include "graph/nodes.def"
+#undef X
+
+/* The hooks of a node kind; never NULL for a valid kind. */
+LG_INTERNAL const lg__node_ops *lg__node_ops_of(lg__node_kind kind);
+
+/* ---- helpers for the node files (src/graph/graph.c) ---- */
+
+/* Copy this thread's last error into buf, to quote it in a new message (a
+ * message may not be formatted from the buffer it is written into). */
+static inline const char *lg__why(char *buf, size_t len) {
+    snprintf(buf, len, "%s", lg_last_error());
+    return buf;
+}
+
+/* Set this thread's last error back to `saved` (a copy of lg_last_error():
+ * "where: message"), e.g. after a probe that failed, or on another thread;
+ * nothing if saved is empty. */
+LG_INTERNAL void lg__error_restore(const char *saved);
+
+/* Check that v names an existing value of g; error names `where`, the node
+ * being added (index, kind) and the operand `what`. */
+LG_INTERNAL lg_status lg__graph_check_value(const struct lg_graph *g, lg_value v, const char *what,
+                                            const char *kind, const char *where);
+
+/* Append node (its out is filled here) whose result has md *out_md; *out
+ * gets the new value. Runs the kind's infer hook first. */
+LG_INTERNAL lg_status lg__graph_add_node(struct lg_graph *g, lg__node *node, lg_value *out,
+                                         const char *where);
+
+/* A static name of an eltwise algorithm ("relu"; "unknown" otherwise). */
+LG_INTERNAL const char *lg__eltwise_alg_str(int alg);
+
+/* ---- layout helpers shared by the strategies ---- */
+
+/* Dense row-major ("abcd...") md of `like`'s dims and type. */
+LG_INTERNAL void lg__md_plain(const lg_md *like, lg_md *out);
+
+/* An md with `shape`'s dims and type laid out as `layout` (same tag), or
+ * plain if layout is not a dense tag-expressible layout of that rank. */
+LG_INTERNAL void lg__md_like(const lg_md *layout, const lg_md *shape, lg_md *out);
+
+/* True if md is concrete and dense (no gaps, no offset). */
+LG_INTERNAL bool lg__md_dense_concrete(const lg_md *md);
+
+/* Shared strategy hooks: every input read and the result written plain;
+ * the result in the layout of input 0 (dense), every input read as it is. */
+LG_INTERNAL lg_status lg__layout_all_plain(lg__graph *ir, int n);
+LG_INTERNAL lg_status lg__layout_keep(lg__graph *ir, int n);
+
+#endif /* LG_GRAPH_GRAPH_H */

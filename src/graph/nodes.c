@@ -1,0 +1,12 @@
+/* The hook table of the node kinds, generated from nodes.def. */
+#include "graph/graph.h"
+
+const lg__node_ops *lg__node_ops_of(lg__node_kind kind) {
+    static const lg__node_ops *const table[] = {
+#define X(id, name) &lg__node_##name##_ops,
+#include "graph/nodes.def"
+#undef X
+    };
+    _Static_assert(sizeof table / sizeof table[0] == LG_NODE_COUNT, "nodes.def mismatch");
+    return (unsigned)kind < LG_NODE_COUNT ? table[kind] : NULL;
+}

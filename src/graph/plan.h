@@ -1,0 +1,93 @@
+/* The compiled plan behind lg_plan: an immutable array of steps, each a
+ * kernel with the places of its buffers, plus what executions share (a pool
+ * of arenas) and what asynchronous executions count.
+ *
+ * A buffer's place is bases[base] + offset bytes, where an execution's bases
+ * are: [0] its arena, [1, 1 + nin) the bound inputs, [1 + nin, 1 + nin +
+ * nout) the bound outputs, then the plan's constants. */
+#ifndef LG_GRAPH_PLAN_H
+#define LG_GRAPH_PLAN_H
+
+#include "graph/graph.h"
+
+#include <uv.h>
+
+/* One kernel run. bufs[] follows the kernel's slots (base -1: an absent
+ * optional argument). The rest describes the step for dumps. */
+typedef struct lg__step {
+    lg_kernel *kernel; /* one reference owned by the plan */
+    int nbufs;
+    lg__place bufs[LG_KERNEL_MAX_ARGS];
+    lg__node_kind node_kind;
+    bool inserted; /* a reorder the compiler added */
+    bool copy;     /* a copy into an output, or of a fused sum's source */
+    char desc[192];
+    int nin;
+    int tin[LG_NODE_MAX_IN + 1]; /* tensors read (ids into lg_plan.tensors) */
+    int tout;                    /* tensor written */
+} lg__step;
+
+/* A tensor of the plan, for dumps. */
+typedef struct lg__tensor {
+    char name[64];
+    lg_md md;
+    lg__place place;
+    lg__val_kind kind;
+    bool output;
+} lg__tensor;
+
+/* An input or output of the plan. */
+typedef struct lg__io {
+    char *name;
+    lg_md md;
+} lg__io;
+
+/* One execution's scratch: the arena and its bases table. */
+typedef struct lg__arena {
+    struct lg__arena *next;
+    void *mem;
+    void **bases;
+} lg__arena;
+
+struct lg_plan {
+    lg__step *steps;
+    int nsteps;
+    lg__io *ins, *outs;
+    int nin, nout;
+    void **consts;
+    int nconst;
+    int nbases;
+    lg__tensor *tensors;
+    int ntensors;
+    int64_t arena_bytes;
+    int num_threads;
+    const char *strategy;
+    lg_plan_stats stats;
+    uv_mutex_t pool_mu; /* guards pool */
+    lg__arena *pool;    /* arenas not in use */
+    uv_mutex_t async_mu;
+    uv_cond_t async_cv;
+    int inflight; /* asynchronous executions not finished */
+};
+
+/* A plan with its locks initialised and nothing else, or NULL. */
+LG_INTERNAL lg_plan *lg__plan_new(void);
+
+/* Build the plan from a compiled graph (src/graph/plan_build.c): place what
+ * the memory planner left unplaced (inputs, outputs, constants, which the
+ * plan copies, and intermediates when plan_memory was skipped), turn every
+ * scheduled node into a step (taking its kernel reference), add a copy step
+ * before a conv whose fused sum source is not already in its result's
+ * buffer, and fill the statistics but compile_ms. */
+LG_INTERNAL lg_status lg__plan_build(lg__graph *ir, int num_threads, lg_plan **out);
+
+/* Check the bindings against the plan's inputs and outputs (every one bound
+ * once, by a known name, to a non-NULL buffer; outputs overlapping nothing
+ * else) and write the buffers into ptrs[0, nin + nout) in plan order. */
+LG_INTERNAL lg_status lg__plan_resolve(const lg_plan *p, int nin, const lg_binding *in, int nout,
+                                       const lg_binding *out, void **ptrs, const char *where);
+
+/* Run the plan on resolved buffers (ptrs as lg__plan_resolve writes them). */
+LG_INTERNAL lg_status lg__plan_run(const lg_plan *p, void *const *ptrs);
+
+#endif /* LG_GRAPH_PLAN_H */

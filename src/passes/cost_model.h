@@ -1,0 +1,43 @@
+/* The cost model the layout strategies and the plan statistics use.
+ *
+ * Costs are in byte-equivalents: moving one byte (read or written) costs 1.
+ *  - A reorder costs the bytes it reads plus the bytes it writes (padding
+ *    included: lg_md_size of src and dst).
+ *  - A memory-bound node (eltwise, binary, shuffle, explicit reorder) costs
+ *    the bytes of its inputs plus the bytes of its result.
+ *  - A conv costs its bytes (src, weights, dst) plus its flops times
+ *    LG_COST_PER_FLOP times a slowdown factor for the layouts it runs in
+ *    (lg__cost_conv_factor: 1 for channel-blocked activations, more for
+ *    channels-last, more again for plain nchw; see the table in
+ *    cost_model.c).
+ * The cost of a layout assignment (lg__cost_assignment) is the cost of every
+ * scheduled node in the layouts given to it, plus one reorder per distinct
+ * (value, layout) pair a node input or an output needs and the value does
+ * not have. Reorders of constants cost nothing (they are folded at compile
+ * time) unless the result is a graph output. Fusion is not modelled. */
+#ifndef LG_PASSES_COST_MODEL_H
+#define LG_PASSES_COST_MODEL_H
+
+#include "graph/graph.h"
+
+/* One flop of a conv in its best layout, in byte-equivalents: a core does
+ * about ten f32 flops of a blocked conv in the time it moves one byte. */
+#define LG_COST_PER_FLOP 0.1
+
+/* Bytes read + written by a reorder from src to dst. */
+LG_INTERNAL double lg__cost_reorder(const lg_md *src, const lg_md *dst);
+
+/* Slowdown of a conv reading src and writing dst in these layouts (1 for
+ * channel-blocked; see the table in cost_model.c). ic_per_group: input
+ * channels per group (the src layout matters little below 8). */
+LG_INTERNAL double lg__cost_conv_factor(const lg_md *src, const lg_md *dst, int64_t ic_per_group);
+
+/* Cost of running node with its inputs in in_mds[] and its result in *out. */
+LG_INTERNAL double lg__cost_node(const lg__graph *ir, const lg__node *node, const lg_md *in_mds,
+                                 const lg_md *out);
+
+/* Cost of the current assignment: every scheduled node with its in_md[] and
+ * its result's md, and the reorders the assignment implies (see above). */
+LG_INTERNAL double lg__cost_assignment(const lg__graph *ir);
+
+#endif /* LG_PASSES_COST_MODEL_H */

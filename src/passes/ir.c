@@ -1,0 +1,141 @@
+/* The compiler's working copy of a graph: copy, grow, schedule edits. */
+#include "passes/ir.h"
+
+#include <string.h>
+
+static void *dup_array(const void *src, int n, size_t size, int *cap) {
+    *cap = n > 4 ? n * 2 : 8;
+    void *p = lg__malloc((size_t)*cap * size);
+    if (p && n) memcpy(p, src, (size_t)n * size);
+    return p;
+}
+
+lg_status lg__ir_init(lg__graph *ir, const lg_graph *g) {
+    memset(ir, 0, sizeof *ir);
+    ir->src = g;
+    int capo = 0;
+    ir->vals = dup_array(g->vals, g->nvals, sizeof *g->vals, &ir->capv);
+    ir->nodes = dup_array(g->nodes, g->nnodes, sizeof *g->nodes, &ir->capn);
+    ir->outs = dup_array(g->outs, g->nouts, sizeof *g->outs, &capo);
+    ir->sched = lg__malloc((size_t)(g->nnodes * 2 + 8) * sizeof *ir->sched);
+    if (!ir->vals || !ir->nodes || !ir->outs || !ir->sched) {
+        lg__ir_free(ir);
+        return LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "cannot copy the graph");
+    }
+    ir->capsched = g->nnodes * 2 + 8;
+    ir->nvals = g->nvals;
+    ir->nnodes = g->nnodes;
+    ir->nouts = g->nouts;
+    ir->ninputs = g->ninputs;
+    for (int i = 0; i < ir->nvals; i++) ir->vals[i].place.base = -1;
+    for (int n = 0; n < ir->nnodes; n++) {
+        lg__node *node = &ir->nodes[n];
+        node->dead = node->inserted = node->copy = false;
+        node->npost = 0;
+        node->sum_src = LG_NO_VALUE;
+        node->kernel = NULL;
+        ir->sched[n] = n;
+    }
+    ir->nsched = ir->nnodes;
+    return LG_OK;
+}
+
+void lg__ir_free(lg__graph *ir) {
+    for (int n = 0; n < ir->nnodes; n++) lg_kernel_destroy(ir->nodes[n].kernel);
+    for (int i = 0; i < ir->nowned; i++) lg__free(ir->owned[i]);
+    lg__free(ir->owned);
+    lg__free(ir->vals);
+    lg__free(ir->nodes);
+    lg__free(ir->outs);
+    lg__free(ir->sched);
+    memset(ir, 0, sizeof *ir);
+}
+
+/* Make room for one more element of an array of `size`-byte elements. */
+static bool grow(void **arr, int n, int *cap, size_t size) {
+    if (n < *cap) return true;
+    int nc = *cap ? *cap * 2 : 8;
+    void *p = lg__malloc((size_t)nc * size);
+    if (!p) return false;
+    if (n) memcpy(p, *arr, (size_t)n * size);
+    lg__free(*arr);
+    *arr = p;
+    *cap = nc;
+    return true;
+}
+
+int lg__ir_add_value(lg__graph *ir, const lg__value *v) {
+    if (!grow((void **)&ir->vals, ir->nvals, &ir->capv, sizeof *ir->vals)) {
+        LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "cannot grow the value array");
+        return -1;
+    }
+    ir->vals[ir->nvals] = *v;
+    ir->vals[ir->nvals].place.base = -1;
+    return ir->nvals++;
+}
+
+int lg__ir_add_node(lg__graph *ir, const lg__node *node) {
+    if (!grow((void **)&ir->nodes, ir->nnodes, &ir->capn, sizeof *ir->nodes)) {
+        LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "cannot grow the node array");
+        return -1;
+    }
+    ir->nodes[ir->nnodes] = *node;
+    return ir->nnodes++;
+}
+
+bool lg__ir_own(lg__graph *ir, void *p) {
+    if (!grow((void **)&ir->owned, ir->nowned, &ir->capowned, sizeof *ir->owned)) {
+        lg__free(p);
+        return false;
+    }
+    ir->owned[ir->nowned++] = p;
+    return true;
+}
+
+int lg__ir_sched_pos(const lg__graph *ir, int n) {
+    for (int i = 0; i < ir->nsched; i++)
+        if (ir->sched[i] == n) return i;
+    return -1;
+}
+
+lg_status lg__ir_sched_insert(lg__graph *ir, int pos, int n) {
+    if (!grow((void **)&ir->sched, ir->nsched, &ir->capsched, sizeof *ir->sched))
+        return LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "cannot grow the schedule");
+    memmove(ir->sched + pos + 1, ir->sched + pos, (size_t)(ir->nsched - pos) * sizeof *ir->sched);
+    ir->sched[pos] = n;
+    ir->nsched++;
+    return LG_OK;
+}
+
+void lg__ir_sched_remove(lg__graph *ir, int n) {
+    int pos = lg__ir_sched_pos(ir, n);
+    if (pos >= 0) {
+        memmove(ir->sched + pos, ir->sched + pos + 1,
+                (size_t)(ir->nsched - pos - 1) * sizeof *ir->sched);
+        ir->nsched--;
+    }
+    ir->nodes[n].dead = true;
+}
+
+int lg__ir_reads(const lg__node *node, lg_value *vs) {
+    int k = 0;
+    for (int i = 0; i < node->nin; i++) vs[k++] = node->in[i];
+    if (node->sum_src != LG_NO_VALUE) vs[k++] = node->sum_src;
+    return k;
+}
+
+void lg__ir_count_uses(const lg__graph *ir, int *uses) {
+    for (int v = 0; v < ir->nvals; v++) uses[v] = 0;
+    for (int i = 0; i < ir->nsched; i++) {
+        lg_value vs[LG_NODE_MAX_IN + 1];
+        int k = lg__ir_reads(&ir->nodes[ir->sched[i]], vs);
+        for (int j = 0; j < k; j++) uses[vs[j]]++;
+    }
+    for (int o = 0; o < ir->nouts; o++) uses[ir->outs[o].v]++;
+}
+
+bool lg__ir_is_output(const lg__graph *ir, lg_value v) {
+    for (int o = 0; o < ir->nouts; o++)
+        if (ir->outs[o].v == v) return true;
+    return false;
+}

@@ -1,0 +1,115 @@
+/* lg_graph_compile: the compile pipeline, its order written once here.
+ *
+ *  1. infer_shapes      re-check every node's shapes; reject graphs with no
+ *                       outputs or with values that reach no output.
+ *  2. propagate_layouts the strategy (NONE, GREEDY, OPTIMAL) gives every
+ *                       value a concrete layout and every node input the
+ *                       layout it is read in; the model cost is recorded.
+ *  3. insert_reorders   one reorder per (value, layout) wherever a reader or
+ *                       an output needs a layout the value does not have,
+ *                       shared by all such readers; copies so that every
+ *                       output has a value of its own.
+ *  4. fold_constants    reorders of constants run now, once (weights).
+ *  5. fuse              eltwise chains and a residual add into the producing
+ *                       conv's post-ops.
+ *  6. plan_memory       liveness-based reuse of one arena, in place where
+ *                       safe.
+ *  7. create_kernels    every step's kernel, through the kernel cache.
+ * Then the plan is built (src/graph/plan_build.c): an immutable array of
+ * steps. Passes 4, 5 and 6 are optional and may be skipped by name through
+ * lg_compile_options.disable_passes or LG_DISABLE_PASSES ("fold_constants,
+ * fuse"); results stay correct (the skipped work happens at run time, or
+ * memory is not reused). lg_compile_options.fuse = false skips "fuse". */
+#include "graph/plan.h"
+#include "passes/passes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    lg__pass_fn fn;
+    bool optional;
+} pipeline[] = {
+    {"infer_shapes", lg__pass_infer_shapes, false},
+    {"propagate_layouts", lg__pass_propagate_layouts, false},
+    {"insert_reorders", lg__pass_insert_reorders, false},
+    {"fold_constants", lg__pass_fold_constants, true},
+    {"fuse", lg__pass_fuse, true},
+    {"plan_memory", lg__pass_plan_memory, true},
+    {"create_kernels", lg__pass_create_kernels, false},
+};
+#define NPASSES ((int)(sizeof pipeline / sizeof pipeline[0]))
+
+void lg_compile_options_init(lg_compile_options *o) {
+    if (!o) return;
+    memset(o, 0, sizeof *o);
+    o->strategy = LG_STRATEGY_OPTIMAL;
+    o->fuse = true;
+    o->num_threads = 0;
+    o->disable_passes = NULL;
+}
+
+/* Mark the passes named in the comma-separated list (from `origin`). */
+static lg_status parse_disabled(const char *list, const char *origin, bool *off) {
+    const char *s = list;
+    while (*s) {
+        while (*s == ',' || *s == ' ') s++;
+        if (!*s) break;
+        size_t n = strcspn(s, ", ");
+        int i = 0;
+        while (i < NPASSES && (strlen(pipeline[i].name) != n || strncmp(pipeline[i].name, s, n)))
+            i++;
+        if (i == NPASSES)
+            return LG_ERROR(LG_INVALID_ARGUMENT,
+                            "%s: unknown pass '%.*s' (optional passes: fold_constants, fuse, "
+                            "plan_memory)",
+                            origin, (int)n, s);
+        if (!pipeline[i].optional)
+            return LG_ERROR(LG_INVALID_ARGUMENT, "%s: pass '%s' cannot be skipped", origin,
+                            pipeline[i].name);
+        off[i] = true;
+        s += n;
+    }
+    return LG_OK;
+}
+
+static lg_status check_options(const lg_compile_options *o, bool *off) {
+    if (o->strategy != LG_STRATEGY_NONE && o->strategy != LG_STRATEGY_GREEDY &&
+        o->strategy != LG_STRATEGY_OPTIMAL)
+        return LG_ERROR(LG_INVALID_ARGUMENT, "options: strategy %d is not an lg_strategy",
+                        (int)o->strategy);
+    if (o->num_threads < 0)
+        return LG_ERROR(LG_INVALID_ARGUMENT, "options: num_threads %d is negative", o->num_threads);
+    if (o->disable_passes) LG_CHECK(parse_disabled(o->disable_passes, "disable_passes", off));
+    const char *env = getenv("LG_DISABLE_PASSES");
+    if (env) LG_CHECK(parse_disabled(env, "LG_DISABLE_PASSES", off));
+    if (!o->fuse)
+        for (int i = 0; i < NPASSES; i++)
+            if (strcmp(pipeline[i].name, "fuse") == 0) off[i] = true;
+    return LG_OK;
+}
+
+lg_status lg_graph_compile(const lg_graph *g, const lg_compile_options *o, lg_plan **plan) {
+    double t0 = lg__now_ms();
+    if (!g || !plan) return LG_ERROR(LG_INVALID_ARGUMENT, "%s is NULL", !g ? "graph" : "plan");
+    lg_compile_options defaults;
+    lg_compile_options_init(&defaults);
+    if (!o) o = &defaults;
+    bool off[NPASSES] = {false};
+    LG_CHECK(check_options(o, off));
+    lg__graph ir;
+    LG_CHECK(lg__ir_init(&ir, g));
+    ir.strategy = o->strategy;
+    lg_status s = LG_OK;
+    for (int i = 0; i < NPASSES && s == LG_OK; i++)
+        if (!off[i]) s = pipeline[i].fn(&ir);
+    if (s == LG_OK) s = lg__plan_build(&ir, o->num_threads, plan);
+    lg__ir_free(&ir);
+    if (s == LG_OK) {
+        static const char *const names[] = {"none", "greedy", "optimal"};
+        (*plan)->strategy = names[o->strategy];
+        (*plan)->stats.compile_ms = lg__now_ms() - t0;
+    }
+    return s;
+}

@@ -1,0 +1,31 @@
+/* The compile passes (one file each; their order is in passes.c) and the
+ * plan builder they hand over to. Each pass takes the working copy of the
+ * graph and returns a status with lg_last_error set on failure. */
+#ifndef LG_PASSES_PASSES_H
+#define LG_PASSES_PASSES_H
+
+#include "passes/ir.h"
+
+typedef lg_status (*lg__pass_fn)(lg__graph *ir);
+
+LG_INTERNAL lg_status lg__pass_infer_shapes(lg__graph *ir);
+LG_INTERNAL lg_status lg__pass_propagate_layouts(lg__graph *ir);
+LG_INTERNAL lg_status lg__pass_insert_reorders(lg__graph *ir);
+LG_INTERNAL lg_status lg__pass_fold_constants(lg__graph *ir);
+LG_INTERNAL lg_status lg__pass_fuse(lg__graph *ir);
+LG_INTERNAL lg_status lg__pass_plan_memory(lg__graph *ir);
+LG_INTERNAL lg_status lg__pass_create_kernels(lg__graph *ir);
+
+/* Layout strategies (src/passes/propagate*.c). On entry every input's md is
+ * the user's (possibly "any"), every constant's is concrete, every node
+ * result's is "any" (dims and type set; an explicit reorder's is its dst) and
+ * every output's is the requested layout or "any". A strategy must give a
+ * concrete md to every value, fill in_md[] (the layout each input is read
+ * in; a reorder goes wherever it differs from the value's md) of every
+ * scheduled node, resolve every "any" output, and set ir->exact. */
+typedef lg_status (*lg__strategy_fn)(lg__graph *ir);
+LG_INTERNAL lg_status lg__propagate_none(lg__graph *ir);
+LG_INTERNAL lg_status lg__propagate_greedy(lg__graph *ir);
+LG_INTERNAL lg_status lg__propagate_optimal(lg__graph *ir);
+
+#endif /* LG_PASSES_PASSES_H */

@@ -1,0 +1,127 @@
+/* Pass "plan_memory": place every intermediate value (a node's result that
+ * is no graph output) in one arena, reusing space by liveness.
+ *
+ * Walking the schedule, each node's result gets a buffer before the buffers
+ * of the values dying at that node are released, so a result never overlaps
+ * what its node reads, except in place, which is chosen where safe: an
+ * eltwise, or a binary's src0, whose input dies at the node and has the
+ * result's md (the kernels allow src == dst), and a conv with a fused sum,
+ * whose result takes the sum source's buffer when that value dies there and
+ * is not also read as src/weights/bias. A new buffer goes into the lowest
+ * gap between live buffers that fits it (first fit), 64-byte aligned.
+ * Optional: without it the plan builder gives every intermediate its own
+ * region (no reuse, no in place; fused sums then copy their source). */
+#include "passes/passes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct buffer {
+    int64_t offset, size;
+    int last; /* schedule position of its last read */
+    bool live;
+} buffer;
+
+typedef struct planner {
+    buffer *bufs;
+    int nbufs;
+    int64_t top;
+} planner;
+
+static int cmp_offset(const void *a, const void *b) {
+    const buffer *x = *(const buffer *const *)a, *y = *(const buffer *const *)b;
+    return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* First fit among the live buffers (sorted into `order`). */
+static int64_t first_fit(planner *pl, buffer **order, int64_t size) {
+    int k = 0;
+    for (int i = 0; i < pl->nbufs; i++)
+        if (pl->bufs[i].live) order[k++] = &pl->bufs[i];
+    qsort(order, (size_t)k, sizeof *order, cmp_offset);
+    int64_t at = 0;
+    for (int i = 0; i < k; i++) {
+        if (order[i]->offset - at >= size) break;
+        int64_t end = order[i]->offset + order[i]->size;
+        if (end > at) at = end;
+    }
+    return at;
+}
+
+/* True if v is a value the arena holds. */
+static bool in_arena(const lg__graph *ir, lg_value v) {
+    return ir->vals[v].kind == LG_VAL_NODE && !lg__ir_is_output(ir, v);
+}
+
+/* The value whose buffer node's result may take (in place), or -1. */
+static int inplace_source(const lg__graph *ir, const lg__node *node, const int *last, int pos) {
+    lg_value w;
+    if (node->sum_src != LG_NO_VALUE)
+        w = node->sum_src;
+    else if (node->kind == LG_NODE_ELTWISE || node->kind == LG_NODE_BINARY)
+        w = node->in[0];
+    else
+        return -1;
+    if (!in_arena(ir, w) || last[w] != pos) return -1;
+    if (!lg_md_equal(&ir->vals[w].md, &ir->vals[node->out].md)) return -1;
+    lg_value vs[LG_NODE_MAX_IN + 1];
+    int k = lg__ir_reads(node, vs), seen = 0;
+    for (int j = 0; j < k; j++) seen += vs[j] == w;
+    return seen == 1 ? (int)w : -1;
+}
+
+static lg_status plan(lg__graph *ir, planner *pl, int *last, int *buf_of, buffer **order) {
+    for (int v = 0; v < ir->nvals; v++) last[v] = -1, buf_of[v] = -1;
+    for (int i = 0; i < ir->nsched; i++) {
+        lg_value vs[LG_NODE_MAX_IN + 1];
+        int k = lg__ir_reads(&ir->nodes[ir->sched[i]], vs);
+        for (int j = 0; j < k; j++) last[vs[j]] = i;
+    }
+    for (int i = 0; i < ir->nsched; i++) {
+        const lg__node *node = &ir->nodes[ir->sched[i]];
+        lg_value o = node->out;
+        int end = last[o] > i ? last[o] : i;
+        if (in_arena(ir, o)) {
+            int w = inplace_source(ir, node, last, i);
+            if (w >= 0) {
+                buffer *b = &pl->bufs[buf_of[w]];
+                buf_of[o] = buf_of[w];
+                if (end > b->last) b->last = end;
+            } else {
+                int64_t size = ((int64_t)lg_md_size(&ir->vals[o].md) + 63) / 64 * 64;
+                buffer *b = &pl->bufs[pl->nbufs];
+                b->offset = first_fit(pl, order, size);
+                b->size = size;
+                b->last = end;
+                b->live = true;
+                if (b->offset + size > pl->top) pl->top = b->offset + size;
+                buf_of[o] = pl->nbufs++;
+            }
+        }
+        for (int b = 0; b < pl->nbufs; b++)
+            if (pl->bufs[b].live && pl->bufs[b].last <= i) pl->bufs[b].live = false;
+    }
+    for (int v = 0; v < ir->nvals; v++)
+        if (buf_of[v] >= 0) {
+            ir->vals[v].place.base = 0;
+            ir->vals[v].place.offset = pl->bufs[buf_of[v]].offset;
+        }
+    ir->arena_bytes = pl->top;
+    return LG_OK;
+}
+
+lg_status lg__pass_plan_memory(lg__graph *ir) {
+    planner pl = {0};
+    pl.bufs = lg__calloc((size_t)ir->nsched + 1, sizeof *pl.bufs);
+    int *last = lg__malloc((size_t)ir->nvals * sizeof *last);
+    int *buf_of = lg__malloc((size_t)ir->nvals * sizeof *buf_of);
+    buffer **order = lg__malloc(((size_t)ir->nsched + 1) * sizeof *order);
+    lg_status s = pl.bufs && last && buf_of && order
+                      ? plan(ir, &pl, last, buf_of, order)
+                      : LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "cannot allocate the memory planner");
+    lg__free(pl.bufs);
+    lg__free(last);
+    lg__free(buf_of);
+    lg__free((void *)order);
+    return s;
+}
