@@ -18,7 +18,7 @@
 #include <time.h>
 
 /* Exit with lgraph's message when a call fails. */
-static void sample_check(lg_status s, const char *what) {
+static inline void sample_check(lg_status s, const char *what) {
     if (s != LG_OK) {
         fprintf(stderr, "%s: %s: %s\n", what, lg_status_str(s), lg_last_error());
         exit(1);
@@ -26,7 +26,7 @@ static void sample_check(lg_status s, const char *what) {
 }
 
 /* Uniform values in [-scale, scale) from a fixed seed (xorshift32). */
-static void sample_fill(float *x, size_t n, uint32_t seed, float scale) {
+static inline void sample_fill(float *x, size_t n, uint32_t seed, float scale) {
     uint32_t s = seed * 2654435761u + 1u;
     for (size_t i = 0; i < n; i++) {
         s ^= s << 13;
@@ -38,7 +38,7 @@ static void sample_fill(float *x, size_t n, uint32_t seed, float scale) {
 
 /* A constant of the given dims in plain layout (tag), filled with seeded
  * values scaled by 1/sqrt(fan_in) so activations stay of order one. */
-static lg_value sample_constant(lg_graph *g, const char *name, int ndims, const int64_t *dims,
+static inline lg_value sample_constant(lg_graph *g, const char *name, int ndims, const int64_t *dims,
                                 const char *tag, uint32_t seed, int64_t fan_in) {
     lg_md md;
     sample_check(lg_md_init_tag(&md, ndims, dims, LG_F32, tag), name);
@@ -52,13 +52,13 @@ static lg_value sample_constant(lg_graph *g, const char *name, int ndims, const 
     return v;
 }
 
-static double sample_now_ms(void) {
+static inline double sample_now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static int sample_cmp_double(const void *a, const void *b) {
+static inline int sample_cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
@@ -67,7 +67,7 @@ static int sample_cmp_double(const void *a, const void *b) {
  * x (bound as "x"; the output is "y"), print a table row per strategy, write
  * <prefix>_<strategy>.dot, and check the outputs agree to 1e-4 relative.
  * Returns 0 when they agree. */
-static int sample_report(const lg_graph *g, const char *prefix, const float *x, size_t y_elems,
+static inline int sample_report(const lg_graph *g, const char *prefix, const float *x, size_t y_elems,
                          int iters) {
     static const char *names[3] = {"none", "greedy", "optimal"};
     float *y[3] = {NULL, NULL, NULL};

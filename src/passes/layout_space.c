@@ -8,6 +8,9 @@
 #include "passes/passes.h"
 #include "primitives/cpu.h"
 
+/* Until the conv primitive is merged, lg_conv_create may be missing. */
+#pragma weak lg_conv_create
+
 /* Caps that keep the factor tables small: a value read by more nodes than a
  * factor may hold, or whose table would exceed this, sends the strategy to
  * its fallback. */
@@ -106,7 +109,7 @@ static void conv_cfgs(const lg__graph *ir, lg__layout_var *var) {
     for (int a = 0; a < ns; a++)
         for (int b = 0; b < nd; b++) {
             lg_kernel *k = NULL;
-            if (lg_conv_create(&k, &node->p.conv, &ls[a], &wei, node->nin > 2 ? &bias : NULL,
+            if (!lg_conv_create || lg_conv_create(&k, &node->p.conv, &ls[a], &wei, node->nin > 2 ? &bias : NULL,
                                &ld[b], NULL) != LG_OK)
                 continue;
             lg__layout_cfg c;
@@ -318,11 +321,13 @@ lg_status lg__layout_space_build(lg__graph *ir, lg__layout_space *s) {
     s->ncand = lg__calloc((size_t)cap, sizeof *s->ncand);
     /* Factors: one unary per node, one per value, one for the fixed offset. */
     s->factors = lg__calloc((size_t)(ir->nsched + ir->nvals + 1), sizeof *s->factors);
+    s->out_any = lg__calloc((size_t)ir->nouts + 1, sizeof *s->out_any);
     lg_status st = LG_OK;
-    if (!var_of_node || !var_of_input || !s->vars || !s->ncand || !s->factors)
+    if (!var_of_node || !var_of_input || !s->vars || !s->ncand || !s->factors || !s->out_any)
         st = LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "out of memory");
     for (int i = 0; st == LG_OK && i < ir->nnodes; i++) var_of_node[i] = -1;
     for (int i = 0; st == LG_OK && i < ir->nvals; i++) var_of_input[i] = -1;
+    for (int o = 0; st == LG_OK && o < ir->nouts; o++) s->out_any[o] = lg_md_is_any(&ir->outs[o].md);
     if (st == LG_OK) st = build_vars(ir, s, var_of_node, var_of_input);
     /* Unary factors: the cost of running each node in each configuration. */
     for (int i = 0; st == LG_OK && i < s->nvars; i++) {
@@ -358,7 +363,7 @@ void lg__layout_space_apply(lg__graph *ir, const lg__layout_space *s, const int 
         ir->vals[var->value].md = c->out;
     }
     for (int o = 0; o < ir->nouts; o++)
-        if (lg_md_is_any(&ir->outs[o].md)) ir->outs[o].md = ir->vals[ir->outs[o].v].md;
+        if (s->out_any[o]) ir->outs[o].md = ir->vals[ir->outs[o].v].md;
 }
 
 void lg__layout_space_free(lg__layout_space *s) {
@@ -369,5 +374,6 @@ void lg__layout_space_free(lg__layout_space *s) {
     lg__free(s->vars);
     lg__free(s->ncand);
     lg__free(s->factors);
+    lg__free(s->out_any);
     memset(s, 0, sizeof *s);
 }

@@ -42,6 +42,7 @@ typedef struct lg__layout_space {
     int *ncand;                 /* ncand[v] = vars[v].ncfg, for the solver */
     int nfactors;
     lg__solver_factor *factors; /* tables owned by the space */
+    bool *out_any;              /* outputs wanted as "any" (resolved by apply) */
     bool too_large;             /* a value's factor could not be built (see fits) */
     const char *why;            /* static reason when too_large */
 } lg__layout_space;
@@ -55,8 +56,9 @@ typedef struct lg__layout_space {
 LG_INTERNAL lg_status lg__layout_space_build(lg__graph *ir, lg__layout_space *s);
 
 /* Give ir the layouts of `choice` (one candidate per variable): every node's
- * in_md[] and result md, every "any" input's md, every "any" output resolved
- * to its value's layout. */
+ * in_md[] and result md, every "any" input's md, every output that was wanted
+ * as "any" resolved to its value's layout. May be applied again with another
+ * choice. */
 LG_INTERNAL void lg__layout_space_apply(lg__graph *ir, const lg__layout_space *s,
                                         const int *choice);
 

@@ -19,7 +19,7 @@ lg_status lg__propagate_optimal(lg__graph *ir) {
     lg_status st = LG_OK;
     if (!choice || !start) st = LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "out of memory");
     if (st == LG_OK && s.too_large) {
-        lg__verbose_printf("lgraph: optimal: %s; using the greedy assignment\n", s.why);
+        if (lg__verbose()) lg__verbose_printf("lgraph: optimal: %s; using the greedy assignment\n", s.why);
         lg__layout_space_apply(ir, &s, start);
         ir->exact = false;
     } else if (st == LG_OK) {
@@ -33,7 +33,7 @@ lg_status lg__propagate_optimal(lg__graph *ir) {
         if (st == LG_OK) {
             lg__layout_space_apply(ir, &s, choice);
             ir->exact = r.exact;
-            lg__verbose_printf("lgraph: optimal: %d variables, cost %.6g, %s (%s)\n", s.nvars,
+            if (lg__verbose()) lg__verbose_printf("lgraph: optimal: %d variables, cost %.6g, %s (%s)\n", s.nvars,
                                r.cost, r.exact ? "exact" : "not proven exact", r.method);
         }
     }
