@@ -1,0 +1,123 @@
+/* --binary: lg_binary_create against lg__binary_ref (bit for bit, padding
+ * included), or timed against oneDNN's binary. benchdnn's forms:
+ *
+ *   --binary --alg=add --sdt=f32:f32 --ddt=f32 --stag=nchw:nchw --dtag=any
+ *            8x64x28x28:1x64x1x1
+ * A single value for --sdt or --stag serves both sources; src1 may have
+ * fewer dims (padded with trailing 1s, as benchdnn does) or be omitted (same
+ * dims as src0). */
+#include "drv_common.h"
+#include "lgb_dnnl.h"
+
+#include "primitives/binary/binary.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { K_ALG, K_SDT, K_DDT, K_STAG, K_DTAG, K_COUNT };
+
+typedef struct lg_run {
+    lg_kernel *k;
+    lg_arg args[3];
+} lg_run;
+
+static void run_lg(void *p) {
+    lg_run *r = p;
+    lg_kernel_execute(r->k, 3, r->args);
+}
+
+/* Split "a:b" into two strings of at most 63 characters; "a" gives a, a. */
+static bool pair(const char *s, char a[64], char b[64]) {
+    const char *c = strchr(s, ':');
+    size_t n = c ? (size_t)(c - s) : strlen(s);
+    if (n >= 64 || (c && strlen(c + 1) >= 64) || (c && strchr(c + 1, ':'))) return false;
+    memcpy(a, s, n);
+    a[n] = '\0';
+    snprintf(b, 64, "%s", c ? c + 1 : a);
+    return true;
+}
+
+static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
+    char d0[64], d1[64], t0[64], t1[64], dt0s[64], dt1s[64];
+    int nd0, nd1;
+    int64_t dims0[LG_MAX_NDIMS], dims1[LG_MAX_NDIMS];
+    lg_dtype dt0, dt1, ddt;
+    lg_binary_alg alg;
+    if (!pair(job->desc, d0, d1) || !lgb_parse_dims(d0, &nd0, dims0) ||
+        !lgb_parse_dims(d1, &nd1, dims1) || nd1 > nd0) {
+        lgb_set(res, LGB_FAILED, "bad problem '%s' (want DIMS0[:DIMS1])", job->desc);
+        return;
+    }
+    for (int d = nd1; d < nd0; d++) dims1[d] = 1;
+    if (!pair(job->vals[K_SDT], dt0s, dt1s) || !lgb_parse_dt(dt0s, &dt0) ||
+        !lgb_parse_dt(dt1s, &dt1) || !lgb_parse_dt(job->vals[K_DDT], &ddt) ||
+        !pair(job->vals[K_STAG], t0, t1) || !lgb_parse_binary_alg(job->vals[K_ALG], &alg)) {
+        lgb_set(res, LGB_FAILED, "bad --alg, --sdt, --ddt or --stag");
+        return;
+    }
+    lg_md m0, m1, md;
+    if (!lgb_md(&m0, nd0, dims0, dt0, t0, "src0", res) ||
+        !lgb_md(&m1, nd0, dims1, dt1, t1, "src1", res) ||
+        !lgb_md(&md, nd0, dims0, ddt, job->vals[K_DTAG], "dst", res))
+        return;
+    lg_run r = {0};
+    void *b0 = NULL, *b1 = NULL, *bd = NULL, *want = NULL;
+    lgb_dnnl *dn = NULL;
+    if (!lgb_created(lg_binary_create(&r.k, alg, &m0, &m1, &md), "lg_binary_create", res))
+        goto done;
+    snprintf(res->impl, sizeof res->impl, "%s", lg_kernel_impl(r.k));
+    lg_md dq; /* dst's layout ("any" resolved) */
+    if (lg_kernel_query_md(r.k, LG_ARG_DST, &dq) != LG_OK) {
+        lgb_set(res, LGB_FAILED, "lg_kernel_query_md(dst): %s", lg_last_error());
+        goto done;
+    }
+    b0 = lgb_buf_alloc(&m0);
+    b1 = lgb_buf_alloc(&m1);
+    bd = lgb_buf_alloc(&dq);
+    want = lgb_buf_alloc(&dq);
+    if (!b0 || !b1 || !bd || !want) {
+        lgb_set(res, LGB_FAILED, "out of memory");
+        goto done;
+    }
+    lgb_rng rng = lgb_rng_seed(job->repro);
+    lgb_buf_fill(&m0, b0, &rng, -10, 10, false);
+    lgb_buf_fill(&m1, b1, &rng, -10, 10, false);
+    r.args[0] = (lg_arg){LG_ARG_SRC, b0};
+    r.args[1] = (lg_arg){LG_ARG_SRC + 1, b1};
+    r.args[2] = (lg_arg){LG_ARG_DST, bd};
+    res->status = LGB_PASSED;
+    if (ctx->mode.correctness) {
+        lg__binary_pd pd;
+        memset(&pd, 0, sizeof pd);
+        pd.src0 = m0;
+        pd.src1 = m1;
+        pd.dst = dq;
+        pd.alg = alg;
+        lg__binary_ref(&pd, b0, b1, want);
+        lgb_buf_poison(&dq, bd);
+        if (lgb_execute(r.k, 3, r.args, res)) {
+            lgb_inject_fault(ctx->fault, &dq, bd);
+            bool ok = lgb_check_padding(&dq, bd, "dst", res->msg, sizeof res->msg) &&
+                      lgb_compare(&dq, bd, want, 0.0, "dst", res->msg, sizeof res->msg);
+            res->status = ok ? LGB_PASSED : LGB_FAILED;
+        }
+    }
+    if (ctx->mode.performance && res->status == LGB_PASSED) {
+        dn = lgb_dnnl_binary(alg, &m0, &m1, &dq, b0, b1, NULL, res->msg, sizeof res->msg);
+        lgb_perf(ctx, run_lg, &r, dn ? lgb_dnnl_run : NULL, dn, res);
+        if (dn) snprintf(res->dnnl_impl, sizeof res->dnnl_impl, "%s", lgb_dnnl_impl(dn));
+        res->bytes = (double)(lg_md_size(&m0) + lg_md_size(&m1) + lg_md_size(&dq));
+    }
+done:
+    lgb_dnnl_destroy(dn);
+    lg_kernel_destroy(r.k);
+    free(b0);
+    free(b1);
+    free(bd);
+    free(want);
+}
+
+const lgb_driver lgb_drv_binary = {
+    "binary", K_COUNT, {"alg", "sdt", "ddt", "stag", "dtag"}, {"add", "f32", "f32", "abx", "any"},
+    run,
+};

@@ -1,0 +1,116 @@
+/* Helpers shared by the drivers (see drv_common.h). */
+#include "drv_common.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool lgb_created(lg_status s, const char *what, lgb_result *res) {
+    if (s == LG_OK) return true;
+    lgb_set(res, s == LG_UNIMPLEMENTED ? LGB_SKIPPED : LGB_FAILED, "%s: %s: %s", what,
+            lg_status_str(s), lg_last_error());
+    return false;
+}
+
+bool lgb_execute(const lg_kernel *k, int nargs, const lg_arg *args, lgb_result *res) {
+    lg_status s = lg_kernel_execute(k, nargs, args);
+    if (s == LG_OK) return true;
+    lgb_set(res, LGB_FAILED, "lg_kernel_execute: %s: %s", lg_status_str(s), lg_last_error());
+    return false;
+}
+
+static int64_t mask_count(const lg_md *md, int mask) {
+    int64_t n = 1;
+    for (int d = 0; d < md->ndims; d++)
+        if (mask & (1 << d)) n *= md->dims[d];
+    return n;
+}
+
+bool lgb_attr_build(const lgb_attr_spec *spec, const lg_md *src, const lg_md *dst, lgb_attr_bufs *b,
+                    lgb_result *res) {
+    memset(b, 0, sizeof *b);
+    lg_status s = lg_attr_create(&b->attr);
+    if (s != LG_OK) return lgb_created(s, "lg_attr_create", res);
+    for (int i = 0; i < 2; i++) {
+        const lg_md *md = i ? dst : src;
+        int arg = i ? LG_ARG_DST : LG_ARG_SRC;
+        const char *name = i ? "dst" : "src";
+        if (spec->scales[i].set) {
+            int mask;
+            if (!lgb_mask_resolve(spec->scales[i].mask, md->ndims, &mask)) {
+                lgb_set(res, LGB_FAILED, "%s scale policy names a dim a %dD tensor lacks", name,
+                        md->ndims);
+                return false;
+            }
+            s = lg_attr_set_scales(b->attr, arg, mask);
+            if (s != LG_OK) return lgb_created(s, "lg_attr_set_scales", res);
+            int64_t n = mask_count(md, mask);
+            b->scale_mask[i] = mask;
+            b->scales[i] = malloc(sizeof(float) * (size_t)(n ? n : 1));
+            if (!b->scales[i]) return lgb_set(res, LGB_FAILED, "out of memory"), false;
+            for (int64_t k = 0; k < n; k++)
+                b->scales[i][k] =
+                    mask ? lgb_scale_value(spec->scales[i].value, k) : spec->scales[i].value;
+        }
+        if (spec->zps[i].set) {
+            int mask;
+            if (!lgb_mask_resolve(spec->zps[i].mask, md->ndims, &mask)) {
+                lgb_set(res, LGB_FAILED, "%s zero-point policy names a dim a %dD tensor lacks",
+                        name, md->ndims);
+                return false;
+            }
+            s = lg_attr_set_zero_points(b->attr, arg, mask);
+            if (s != LG_OK) return lgb_created(s, "lg_attr_set_zero_points", res);
+            int64_t n = mask_count(md, mask);
+            b->zp_mask[i] = mask;
+            b->zps[i] = malloc(sizeof(int32_t) * (size_t)(n ? n : 1));
+            if (!b->zps[i]) return lgb_set(res, LGB_FAILED, "out of memory"), false;
+            for (int64_t k = 0; k < n; k++) b->zps[i][k] = lgb_zp_value(spec->zps[i].value, k);
+        }
+    }
+    for (int i = 0; i < spec->npost; i++) {
+        const lgb_post *p = &spec->post[i];
+        s = p->kind == LGB_POST_SUM ? lg_attr_append_sum(b->attr, p->scale)
+                                    : lg_attr_append_eltwise(b->attr, p->alg, p->alpha, p->beta);
+        if (s != LG_OK) return lgb_created(s, "lg_attr_append_*", res);
+    }
+    return true;
+}
+
+int lgb_attr_args(const lgb_attr_bufs *b, lg_arg *args, int n) {
+    for (int i = 0; i < 2; i++) {
+        int arg = i ? LG_ARG_DST : LG_ARG_SRC;
+        if (b->scales[i]) args[n++] = (lg_arg){LG_ARG_ATTR_SCALES | arg, b->scales[i]};
+        if (b->zps[i]) args[n++] = (lg_arg){LG_ARG_ATTR_ZERO_POINTS | arg, b->zps[i]};
+    }
+    return n;
+}
+
+void lgb_attr_free(lgb_attr_bufs *b) {
+    lg_attr_destroy(b->attr);
+    for (int i = 0; i < 2; i++) {
+        free(b->scales[i]);
+        free(b->zps[i]);
+    }
+    memset(b, 0, sizeof *b);
+}
+
+bool lgb_attr_parse(const char *scales, const char *zps, const char *post, lgb_attr_spec *spec,
+                    lgb_result *res) {
+    char err[200];
+    memset(spec, 0, sizeof *spec);
+    if (!lgb_parse_scales(scales, spec, err, sizeof err) ||
+        !lgb_parse_zero_points(zps, spec, err, sizeof err) ||
+        !lgb_parse_post_ops(post, spec, err, sizeof err)) {
+        lgb_set(res, LGB_FAILED, "bad attribute: %s", err);
+        return false;
+    }
+    return true;
+}
+
+bool lgb_md(lg_md *md, int ndims, const int64_t *dims, lg_dtype dt, const char *tag,
+            const char *what, lgb_result *res) {
+    lg_status s = lg_md_init_tag(md, ndims, dims, dt, tag);
+    if (s == LG_OK) return true;
+    lgb_set(res, LGB_FAILED, "%s tag '%s': %s", what, tag, lg_last_error());
+    return false;
+}

@@ -1,0 +1,41 @@
+/* What the per-kind drivers share: turning lgraph statuses into results,
+ * building an lg_attr and its run-time arrays from an attribute spec. */
+#ifndef LGBENCH_DRV_COMMON_H
+#define LGBENCH_DRV_COMMON_H
+
+#include "check.h"
+#include "parse.h"
+
+/* After an lg_*_create call named `what`: true for LG_OK; LG_UNIMPLEMENTED
+ * makes the result SKIPPED (the library declines a valid problem, and says
+ * why); anything else FAILED. Both carry lg_last_error(). */
+bool lgb_created(lg_status s, const char *what, lgb_result *res);
+
+/* lg_kernel_execute, a failure recorded in res. */
+bool lgb_execute(const lg_kernel *k, int nargs, const lg_arg *args, lgb_result *res);
+
+/* An attribute and the run-time values it asks for. */
+typedef struct lgb_attr_bufs {
+    lg_attr *attr;
+    float *scales[2]; /* src, dst; NULL when unset */
+    int32_t *zps[2];
+    int scale_mask[2], zp_mask[2];
+} lgb_attr_bufs;
+
+/* Build an lg_attr from spec for tensors src/dst (for the masks and the
+ * number of values). FAILED or SKIPPED into res on error. */
+bool lgb_attr_build(const lgb_attr_spec *spec, const lg_md *src, const lg_md *dst, lgb_attr_bufs *b,
+                    lgb_result *res);
+/* Append the scale / zero-point execution arguments; returns the new count. */
+int lgb_attr_args(const lgb_attr_bufs *b, lg_arg *args, int nargs);
+void lgb_attr_free(lgb_attr_bufs *b);
+
+/* Parse the three attribute knobs into spec; FAILED into res on error. */
+bool lgb_attr_parse(const char *scales, const char *zps, const char *post, lgb_attr_spec *spec,
+                    lgb_result *res);
+
+/* lg_md_init_tag for a knob value; FAILED into res with the message. */
+bool lgb_md(lg_md *md, int ndims, const int64_t *dims, lg_dtype dt, const char *tag,
+            const char *what, lgb_result *res);
+
+#endif /* LGBENCH_DRV_COMMON_H */

@@ -1,0 +1,147 @@
+/* --eltwise: lg_eltwise_create against lg__eltwise_ref (within the stated
+ * ulp bound of lg__eltwise_ulp_bound, exact where that is 0; padding must
+ * stay zero), or timed against oneDNN's eltwise.
+ *
+ *   --eltwise --dt=f32 --tag=nChw16c --alg=relu,gelu_erf --alpha=0 --beta=0
+ *             [--inplace=true] 8x256x56x56
+ * As benchdnn, a non-zero alpha or beta for an algorithm that ignores it
+ * skips the problem, so comma lists can mix algorithms. */
+#include "drv_common.h"
+#include "lgb_dnnl.h"
+
+#include "primitives/eltwise/eltwise.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { K_DIR, K_DT, K_TAG, K_ALG, K_ALPHA, K_BETA, K_INPLACE, K_COUNT };
+
+typedef struct lg_run {
+    lg_kernel *k;
+    lg_arg args[2];
+} lg_run;
+
+static void run_lg(void *p) {
+    lg_run *r = p;
+    lg_kernel_execute(r->k, 2, r->args);
+}
+
+/* Inputs that exercise each algorithm's interesting range. */
+static void fill(const lg_md *md, void *buf, lgb_rng *r, lg_eltwise_alg alg) {
+    switch (md->dtype) {
+    case LG_S8:
+        lgb_buf_fill(md, buf, r, -128, 128, true);
+        return;
+    case LG_U8:
+        lgb_buf_fill(md, buf, r, 0, 256, true);
+        return;
+    case LG_S32:
+        lgb_buf_fill(md, buf, r, -100000, 100000, true);
+        return;
+    default:
+        break;
+    }
+    if (alg == LG_ELTWISE_EXP)
+        lgb_buf_fill(md, buf, r, -100, 90, false);
+    else if (alg == LG_ELTWISE_LOG || alg == LG_ELTWISE_SQRT)
+        lgb_buf_fill(md, buf, r, -1, 100, false);
+    else
+        lgb_buf_fill(md, buf, r, -10, 10, false);
+}
+
+static bool parse_float(const char *s, float *v) {
+    char *e;
+    *v = strtof(s, &e);
+    return *s && !*e;
+}
+
+static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
+    int nd;
+    int64_t dims[LG_MAX_NDIMS];
+    lg_dtype dt;
+    lg_prop prop;
+    lg_eltwise_alg alg;
+    bool bias, inplace;
+    float alpha, beta;
+    if (!lgb_parse_dims(job->desc, &nd, dims)) {
+        lgb_set(res, LGB_FAILED, "bad dims '%s' (want NxNx...)", job->desc);
+        return;
+    }
+    if (!lgb_parse_dt(job->vals[K_DT], &dt) || !lgb_parse_dir(job->vals[K_DIR], &prop, &bias) ||
+        !lgb_parse_eltwise_alg(job->vals[K_ALG], &alg) ||
+        !parse_float(job->vals[K_ALPHA], &alpha) || !parse_float(job->vals[K_BETA], &beta) ||
+        !lgb_parse_bool(job->vals[K_INPLACE], &inplace)) {
+        lgb_set(res, LGB_FAILED, "bad --dir, --dt, --alg, --alpha, --beta or --inplace");
+        return;
+    }
+    if (prop != LG_FORWARD) {
+        lgb_set(res, LGB_SKIPPED, "lgraph's eltwise is forward only");
+        return;
+    }
+    if ((alpha != 0 && !lgb_eltwise_uses_alpha(alg)) ||
+        (beta != 0 && !lgb_eltwise_uses_beta(alg))) {
+        lgb_set(res, LGB_SKIPPED, "%s ignores %s", lgb_eltwise_alg_name(alg),
+                alpha != 0 && !lgb_eltwise_uses_alpha(alg) ? "alpha" : "beta");
+        return;
+    }
+    lg_md md;
+    if (!lgb_md(&md, nd, dims, dt, job->vals[K_TAG], "data", res)) return;
+    lg_run r = {0};
+    void *src = NULL, *dst = NULL, *want = NULL;
+    lgb_dnnl *dn = NULL;
+    if (!lgb_created(lg_eltwise_create(&r.k, alg, alpha, beta, &md, NULL), "lg_eltwise_create",
+                     res))
+        goto done;
+    snprintf(res->impl, sizeof res->impl, "%s", lg_kernel_impl(r.k));
+    src = lgb_buf_alloc(&md);
+    dst = inplace ? src : lgb_buf_alloc(&md);
+    want = lgb_buf_alloc(&md);
+    if (!src || !dst || !want) {
+        lgb_set(res, LGB_FAILED, "out of memory");
+        goto done;
+    }
+    lgb_rng rng = lgb_rng_seed(job->repro);
+    fill(&md, src, &rng, alg);
+    r.args[0] = (lg_arg){LG_ARG_SRC, src};
+    r.args[1] = (lg_arg){LG_ARG_DST, dst};
+    res->status = LGB_PASSED;
+    if (ctx->mode.correctness) {
+        lg__eltwise_pd pd;
+        memset(&pd, 0, sizeof pd);
+        pd.md = md;
+        pd.alg = alg;
+        pd.alpha = alpha;
+        pd.beta = beta;
+        lg__eltwise_ref(&pd, src, want);
+        if (!inplace) lgb_buf_poison(&md, dst);
+        if (lgb_execute(r.k, 2, r.args, res)) {
+            lgb_inject_fault(ctx->fault, &md, dst);
+            bool ok = lgb_check_padding(&md, dst, "dst", res->msg, sizeof res->msg) &&
+                      lgb_compare(&md, dst, want, lg__eltwise_ulp_bound(alg), "dst", res->msg,
+                                  sizeof res->msg);
+            res->status = ok ? LGB_PASSED : LGB_FAILED;
+        }
+        if (inplace) fill(&md, src, &rng, alg); /* fresh inputs for timing */
+    }
+    if (ctx->mode.performance && res->status == LGB_PASSED) {
+        dn = lgb_dnnl_eltwise(alg, alpha, beta, &md, src, inplace ? src : NULL, res->msg,
+                              sizeof res->msg);
+        lgb_perf(ctx, run_lg, &r, dn ? lgb_dnnl_run : NULL, dn, res);
+        if (dn) snprintf(res->dnnl_impl, sizeof res->dnnl_impl, "%s", lgb_dnnl_impl(dn));
+        res->bytes = 2.0 * (double)lg_md_size(&md);
+    }
+done:
+    lgb_dnnl_destroy(dn);
+    lg_kernel_destroy(r.k);
+    if (dst != src) free(dst);
+    free(src);
+    free(want);
+}
+
+const lgb_driver lgb_drv_eltwise = {
+    "eltwise",
+    K_COUNT,
+    {"dir", "dt", "tag", "alg", "alpha", "beta", "inplace"},
+    {"FWD_D", "f32", "abx", "relu", "0", "0", "false"},
+    run,
+};

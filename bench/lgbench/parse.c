@@ -1,0 +1,327 @@
+/* lgbench's value parsers (see parse.h). */
+#include "parse.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+bool lgb_parse_dt(const char *s, lg_dtype *dt) {
+    static const struct {
+        const char *name;
+        lg_dtype dt;
+    } t[] = {{"f32", LG_F32}, {"f16", LG_F16}, {"bf16", LG_BF16},
+             {"s32", LG_S32}, {"s8", LG_S8},   {"u8", LG_U8}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (!strcmp(s, t[i].name)) {
+            *dt = t[i].dt;
+            return true;
+        }
+    return false;
+}
+
+/* A non-negative decimal integer filling [s, end) exactly. */
+static bool parse_int64(const char *s, const char *end, int64_t *v) {
+    if (s == end || *s < '0' || *s > '9') return false;
+    errno = 0;
+    char *e;
+    long long x = strtoll(s, &e, 10);
+    if (errno || e != end) return false;
+    *v = x;
+    return true;
+}
+
+bool lgb_parse_dims(const char *s, int *ndims, int64_t *dims) {
+    int n = 0;
+    const char *p = s;
+    for (;;) {
+        const char *x = strchr(p, 'x');
+        const char *end = x ? x : p + strlen(p);
+        if (n == LG_MAX_NDIMS || !parse_int64(p, end, &dims[n])) return false;
+        n++;
+        if (!x) break;
+        p = x + 1;
+    }
+    *ndims = n;
+    return true;
+}
+
+void lgb_dims_str(int ndims, const int64_t *dims, char *buf, size_t len) {
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < ndims && o < len; i++) {
+        int w = snprintf(buf + o, len - o, "%s%lld", i ? "x" : "", (long long)dims[i]);
+        if (w < 0) return;
+        o += (size_t)w;
+    }
+}
+
+static const struct {
+    const char *name;
+    lg_eltwise_alg alg;
+    bool alpha, beta;
+} eltwise_algs[] = {
+    {"relu", LG_ELTWISE_RELU, true, false},
+    {"elu", LG_ELTWISE_ELU, true, false},
+    {"tanh", LG_ELTWISE_TANH, false, false},
+    {"logistic", LG_ELTWISE_LOGISTIC, false, false},
+    {"gelu_tanh", LG_ELTWISE_GELU_TANH, false, false},
+    {"gelu_erf", LG_ELTWISE_GELU_ERF, false, false},
+    {"swish", LG_ELTWISE_SWISH, true, false},
+    {"exp", LG_ELTWISE_EXP, false, false},
+    {"log", LG_ELTWISE_LOG, false, false},
+    {"abs", LG_ELTWISE_ABS, false, false},
+    {"sqrt", LG_ELTWISE_SQRT, false, false},
+    {"square", LG_ELTWISE_SQUARE, false, false},
+    {"linear", LG_ELTWISE_LINEAR, true, true},
+    {"clip", LG_ELTWISE_CLIP, true, true},
+    {"hardswish", LG_ELTWISE_HARDSWISH, true, true},
+    {"hardsigmoid", LG_ELTWISE_HARDSIGMOID, true, true},
+    {"gelu", LG_ELTWISE_GELU_TANH, false, false}, /* benchdnn's alias */
+};
+#define N_ELTWISE (sizeof eltwise_algs / sizeof eltwise_algs[0])
+
+bool lgb_parse_eltwise_alg(const char *s, lg_eltwise_alg *alg) {
+    if (!strncasecmp(s, "eltwise_", 8)) s += 8;
+    for (size_t i = 0; i < N_ELTWISE; i++)
+        if (!strcasecmp(s, eltwise_algs[i].name)) {
+            *alg = eltwise_algs[i].alg;
+            return true;
+        }
+    return false;
+}
+
+const char *lgb_eltwise_alg_name(lg_eltwise_alg alg) {
+    for (size_t i = 0; i < N_ELTWISE; i++)
+        if (eltwise_algs[i].alg == alg) return eltwise_algs[i].name;
+    return "?";
+}
+
+bool lgb_eltwise_uses_alpha(lg_eltwise_alg alg) {
+    for (size_t i = 0; i < N_ELTWISE; i++)
+        if (eltwise_algs[i].alg == alg) return eltwise_algs[i].alpha;
+    return false;
+}
+
+bool lgb_eltwise_uses_beta(lg_eltwise_alg alg) {
+    for (size_t i = 0; i < N_ELTWISE; i++)
+        if (eltwise_algs[i].alg == alg) return eltwise_algs[i].beta;
+    return false;
+}
+
+bool lgb_parse_binary_alg(const char *s, lg_binary_alg *alg) {
+    static const struct {
+        const char *name;
+        lg_binary_alg alg;
+    } t[] = {{"add", LG_BINARY_ADD}, {"sub", LG_BINARY_SUB}, {"mul", LG_BINARY_MUL},
+             {"div", LG_BINARY_DIV}, {"min", LG_BINARY_MIN}, {"max", LG_BINARY_MAX}};
+    if (!strncasecmp(s, "binary_", 7)) s += 7;
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (!strcasecmp(s, t[i].name)) {
+            *alg = t[i].alg;
+            return true;
+        }
+    return false;
+}
+
+bool lgb_parse_dir(const char *s, lg_prop *prop, bool *bias) {
+    *bias = false;
+    if (!strcasecmp(s, "FWD_D") || !strcasecmp(s, "FWD_I")) {
+        *prop = LG_FORWARD;
+        return true;
+    }
+    if (!strcasecmp(s, "FWD_B")) {
+        *prop = LG_FORWARD;
+        *bias = true;
+        return true;
+    }
+    if (!strcasecmp(s, "BWD_D")) {
+        *prop = LG_BACKWARD;
+        return true;
+    }
+    return false;
+}
+
+bool lgb_parse_bool(const char *s, bool *b) {
+    if (!strcasecmp(s, "true") || !strcmp(s, "1")) {
+        *b = true;
+        return true;
+    }
+    if (!strcasecmp(s, "false") || !strcmp(s, "0")) {
+        *b = false;
+        return true;
+    }
+    return false;
+}
+
+/* ---- attributes ---- */
+
+static int policy_mask(const char *p, size_t n) {
+    static const struct {
+        const char *name;
+        int mask;
+    } t[] = {{"common", 0},      {"per_dim_0", 1},
+             {"per_dim_1", 2},   {"per_dim_01", 3},
+             {"per_dim_2", 4},   {"per_dim_3", 8},
+             {"per_dim_23", 12}, {"per_dim_023", 13},
+             {"per_oc", 2},      {"per_tensor", LGB_MASK_ALL}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (strlen(t[i].name) == n && !strncmp(p, t[i].name, n)) return t[i].mask;
+    return -1;
+}
+
+/* Split s at `sep` into at most `max` fields of up to 63 characters; the
+ * number of fields, or -1 if there are too many or one is too long. */
+static int split(const char *s, char sep, char fields[][64], int max) {
+    int n = 0;
+    for (;;) {
+        const char *e = strchr(s, sep);
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        if (n == max || len >= 64) return -1;
+        memcpy(fields[n], s, len);
+        fields[n][len] = '\0';
+        n++;
+        if (!e) return n;
+        s = e + 1;
+    }
+}
+
+static bool parse_float(const char *s, float *v) {
+    if (!*s) return false;
+    char *e;
+    errno = 0;
+    *v = strtof(s, &e);
+    if (*e == '*') e++; /* benchdnn's run-time mark */
+    return !errno && *e == '\0';
+}
+
+/* ARG:POLICY[:VALUE] entries joined by '+'; is_zp selects integer values. */
+static bool parse_quant(const char *s, lgb_arg_quant *q, bool is_zp, char *err, size_t len) {
+    char items[LG_MAX_POST_OPS][64];
+    if (!*s) return true;
+    int n = split(s, '+', items, LG_MAX_POST_OPS);
+    if (n < 0) {
+        snprintf(err, len, "too many or too long entries in '%s'", s);
+        return false;
+    }
+    for (int i = 0; i < n; i++) {
+        char f[4][64];
+        int nf = split(items[i], ':', f, 4);
+        if (nf < 2 || nf > 3) {
+            snprintf(err, len, "'%s': expected ARG:POLICY%s", items[i],
+                     is_zp ? ":ZERO_POINT" : "[:SCALE]");
+            return false;
+        }
+        int arg = !strcmp(f[0], "src") || !strcmp(f[0], "src0") ? 0 : !strcmp(f[0], "dst") ? 1 : -1;
+        if (arg < 0) {
+            snprintf(err, len, "'%s': argument must be src or dst", items[i]);
+            return false;
+        }
+        int mask = policy_mask(f[1], strlen(f[1]));
+        if (mask == -1) {
+            snprintf(err, len, "'%s': unknown policy '%s'", items[i], f[1]);
+            return false;
+        }
+        float v = is_zp ? 0.0f : 1.0f;
+        if (nf == 3) {
+            bool ok = parse_float(f[2], &v);
+            if (ok && is_zp) {
+                char *e;
+                long z = strtol(f[2], &e, 10);
+                ok =
+                    (*e == '\0' || (*e == '*' && e[1] == '\0')) && z >= INT32_MIN && z <= INT32_MAX;
+                v = (float)z;
+            }
+            if (!ok) {
+                snprintf(err, len, "'%s': bad %s '%s'", items[i], is_zp ? "zero point" : "scale",
+                         f[2]);
+                return false;
+            }
+        } else if (is_zp) {
+            snprintf(err, len, "'%s': expected ARG:POLICY:ZERO_POINT", items[i]);
+            return false;
+        }
+        q[arg].set = true;
+        q[arg].mask = mask;
+        q[arg].value = v;
+    }
+    return true;
+}
+
+bool lgb_parse_scales(const char *s, lgb_attr_spec *a, char *err, size_t len) {
+    return parse_quant(s, a->scales, false, err, len);
+}
+
+bool lgb_parse_zero_points(const char *s, lgb_attr_spec *a, char *err, size_t len) {
+    return parse_quant(s, a->zps, true, err, len);
+}
+
+bool lgb_parse_post_ops(const char *s, lgb_attr_spec *a, char *err, size_t len) {
+    char items[LG_MAX_POST_OPS + 1][64];
+    a->npost = 0;
+    if (!*s) return true;
+    int n = split(s, '+', items, LG_MAX_POST_OPS + 1);
+    if (n < 0 || n > LG_MAX_POST_OPS) {
+        snprintf(err, len, "'%s': at most %d post-ops", s, LG_MAX_POST_OPS);
+        return false;
+    }
+    for (int i = 0; i < n; i++) {
+        char f[4][64];
+        int nf = split(items[i], ':', f, 4);
+        lgb_post *p = &a->post[i];
+        memset(p, 0, sizeof *p);
+        float v[2] = {0, 0};
+        if (nf < 1) {
+            snprintf(err, len, "'%s': too many fields", items[i]);
+            return false;
+        }
+        for (int k = 1; k < nf; k++)
+            if (!parse_float(f[k], &v[k - 1])) {
+                snprintf(err, len, "'%s': bad number '%s'", items[i], f[k]);
+                return false;
+            }
+        if (!strcasecmp(f[0], "sum")) {
+            if (nf > 2) {
+                snprintf(err, len, "'%s': sum takes one value (its scale)", items[i]);
+                return false;
+            }
+            p->kind = LGB_POST_SUM;
+            p->scale = nf == 2 ? v[0] : 1.0f;
+        } else if (lgb_parse_eltwise_alg(f[0], &p->alg)) {
+            if (nf > 3) {
+                snprintf(err, len, "'%s': eltwise takes ALPHA and BETA at most", items[i]);
+                return false;
+            }
+            p->kind = LGB_POST_ELTWISE;
+            p->alpha = v[0];
+            p->beta = v[1];
+        } else {
+            snprintf(err, len, "'%s': unknown post-op '%s'", items[i], f[0]);
+            return false;
+        }
+    }
+    a->npost = n;
+    return true;
+}
+
+bool lgb_mask_resolve(int mask, int ndims, int *out) {
+    if (mask == LGB_MASK_ALL) {
+        *out = (1 << ndims) - 1;
+        return true;
+    }
+    if (mask >> ndims) return false;
+    *out = mask;
+    return true;
+}
+
+float lgb_scale_value(float base, int64_t i) {
+    /* base times 1/4 .. 4 in steps that are exact in binary and in decimal
+     * print: 0.25, 0.5, 1, 2, 4, 0.75, 1.5, 3. */
+    static const float f[8] = {1.0f, 0.5f, 2.0f, 0.25f, 4.0f, 0.75f, 1.5f, 3.0f};
+    return base * f[i % 8];
+}
+
+int32_t lgb_zp_value(float base, int64_t i) {
+    return (int32_t)base + (int32_t)(i % 3);
+}

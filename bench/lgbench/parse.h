@@ -1,0 +1,96 @@
+/* lgbench's value parsers: data types, dims ("8x256x56x56"), algorithm and
+ * direction names, and benchdnn's attribute strings. Pure functions of their
+ * input (no I/O), unit-tested by tests/lgbench/test_parse.c. Every parser
+ * returns false for input it does not accept and, where it takes err/len,
+ * writes the reason there. */
+#ifndef LGBENCH_PARSE_H
+#define LGBENCH_PARSE_H
+
+#include <lgraph.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* "f32", "f16", "bf16", "s32", "s8", "u8". */
+bool lgb_parse_dt(const char *s, lg_dtype *dt);
+
+/* "NxNx...xN": 1..LG_MAX_NDIMS non-negative integers separated by 'x'. */
+bool lgb_parse_dims(const char *s, int *ndims, int64_t *dims);
+
+/* Print dims as "NxNx..." into buf. */
+void lgb_dims_str(int ndims, const int64_t *dims, char *buf, size_t len);
+
+/* benchdnn's eltwise names, case-insensitive, with or without an "eltwise_"
+ * prefix: relu, elu, tanh, logistic, gelu_tanh (also gelu), gelu_erf,
+ * swish, exp, log, abs, sqrt, square, linear, clip, hardswish, hardsigmoid. */
+bool lgb_parse_eltwise_alg(const char *s, lg_eltwise_alg *alg);
+const char *lgb_eltwise_alg_name(lg_eltwise_alg alg);
+/* Whether the algorithm reads alpha / beta (benchdnn skips problems that give
+ * a non-zero value to a parameter the algorithm ignores). */
+bool lgb_eltwise_uses_alpha(lg_eltwise_alg alg);
+bool lgb_eltwise_uses_beta(lg_eltwise_alg alg);
+
+/* ADD, SUB, MUL, DIV, MIN, MAX, case-insensitive, optional "binary_" prefix. */
+bool lgb_parse_binary_alg(const char *s, lg_binary_alg *alg);
+
+/* FWD_D, FWD_I, FWD_B (forward) and BWD_D (backward); *bias is set for
+ * FWD_B (conv's "with bias"). */
+bool lgb_parse_dir(const char *s, lg_prop *prop, bool *bias);
+
+/* "true"/"false" (also 1/0). */
+bool lgb_parse_bool(const char *s, bool *b);
+
+/* ---- attributes ---- */
+
+/* A scale or zero-point request for one argument. mask is the policy's
+ * mask; LGB_MASK_ALL stands for per_tensor (every dim), resolved by
+ * lgb_mask_resolve once ndims is known. */
+#define LGB_MASK_ALL (-2)
+typedef struct lgb_arg_quant {
+    bool set;
+    int mask;
+    float value; /* the scale, or the zero point */
+} lgb_arg_quant;
+
+typedef enum lgb_post_kind { LGB_POST_SUM = 1, LGB_POST_ELTWISE = 2 } lgb_post_kind;
+
+typedef struct lgb_post {
+    lgb_post_kind kind;
+    lg_eltwise_alg alg;
+    float alpha, beta; /* eltwise */
+    float scale;       /* sum's beta */
+} lgb_post;
+
+/* What --attr-scales, --attr-zero-points and --attr-post-ops ask for.
+ * Index 0 is the source argument, 1 the destination. */
+typedef struct lgb_attr_spec {
+    lgb_arg_quant scales[2], zps[2];
+    int npost;
+    lgb_post post[LG_MAX_POST_OPS];
+} lgb_attr_spec;
+
+/* --attr-scales=ARG:POLICY[:SCALE][+...]: ARG is src (src0) or dst; POLICY
+ * common, per_dim_0, per_dim_1, per_dim_01, per_dim_2, per_dim_3,
+ * per_dim_23, per_dim_023, per_oc (= per_dim_1), per_tensor; SCALE a float
+ * (default 1; a trailing '*', benchdnn's old run-time mark, is accepted).
+ * An empty string sets nothing. */
+bool lgb_parse_scales(const char *s, lgb_attr_spec *a, char *err, size_t len);
+
+/* --attr-zero-points=ARG:POLICY:ZP[+...]: as scales, ZP an integer. */
+bool lgb_parse_zero_points(const char *s, lgb_attr_spec *a, char *err, size_t len);
+
+/* --attr-post-ops=OP[+OP...]: sum[:BETA] or ELTWISE[:ALPHA[:BETA]] with an
+ * eltwise name as above. */
+bool lgb_parse_post_ops(const char *s, lgb_attr_spec *a, char *err, size_t len);
+
+/* The concrete mask for a tensor of ndims dims; false if the mask names a
+ * dim the tensor lacks. */
+bool lgb_mask_resolve(int mask, int ndims, int *out);
+
+/* The i-th per-index value benchdnn-style: a spread of values around
+ * `base` (for common masks i is 0 and the value is `base` itself). */
+float lgb_scale_value(float base, int64_t i);
+int32_t lgb_zp_value(float base, int64_t i);
+
+#endif /* LGBENCH_PARSE_H */

@@ -1,0 +1,118 @@
+/* The convolution kernel's internal interface: the problem (also its cache
+ * key), the normalised shape every path works on, the layout choice for
+ * "any", the scalar reference, and the post-op helpers.
+ *
+ * Layout choice for an "any" md (lg__conv_choose). B is the channel block of
+ * the ISA: 16 on AVX-512, 8 on AVX2; under the scalar cap everything is
+ * plain (abx / goihw-like), since no vector path would read a block. Each
+ * "any" argument independently takes the entry of the preferred triple, so a
+ * caller fixing one argument (say src in nchw) still gets the preferred
+ * layouts for the others. With ndims-appropriate spelling (1D / 2D / 3D):
+ *
+ *  problem                                  src        weights           dst
+ *  depthwise (G == IC == OC)                nCx{B}c    Goix{B}g          nCx{B}c
+ *  first layer (G == 1, IC <= 4)            ncx        Oxi{B}o           nCx{B}c
+ *  G == 1                                   nCx{B}c    OIx{B}i{B}o       nCx{B}c
+ *  G > 1 (any per-group channel counts)     nCx{B}c    gOIx{B}i{B}o      nCx{B}c
+ *  scalar cap                               ncx        oix / goix        ncx
+ *
+ * Grouped convolutions whose per-group channel counts are not multiples of B
+ * (ShuffleNet's 3 groups of 20) keep the blocked activations: a group's
+ * channels may then start inside a block and straddle two, which the direct
+ * path handles (weights padded per group to B). The bias is always "a".
+ * Every other concrete combination runs too (the generic reference path). */
+#ifndef LG_PRIMITIVES_CONV_H
+#define LG_PRIMITIVES_CONV_H
+
+#include "memory/md.h"
+#include "primitives/attr.h"
+#include "primitives/cpu.h"
+
+/* A validated convolution problem, zeroed then filled (the kernel cache
+ * hashes its bytes). Every md is concrete ("any" already resolved); bias is
+ * all zero bytes when absent. Spatial parameters beyond nsp are zero.
+ * dilates keep oneDNN's convention (0: dense). Only f32. */
+typedef struct lg__conv_pd {
+    lg_md src, wei, bias, dst;
+    int32_t has_bias;
+    int32_t nsp; /* spatial rank: 1, 2 or 3 */
+    int64_t groups;
+    int64_t strides[3], dilates[3], pad_l[3], pad_r[3];
+    int32_t npost;
+    int32_t pad_;
+    lg__post_op post[LG_MAX_POST_OPS];
+} lg__conv_pd;
+
+/* The problem in normalised form: always three spatial dims (D, H, W; the
+ * missing outer ones have size 1, stride 1, no padding), group-local channel
+ * counts, dilation as a step (dilate + 1). */
+typedef struct lg__conv_shape {
+    int64_t n, g, icg, ocg, ic, oc;
+    int64_t id, ih, iw, od, oh, ow, kd, kh, kw;
+    int64_t sd, sh, sw; /* strides */
+    int64_t dd, dh, dw; /* dilation steps, >= 1 */
+    int64_t pd, ph, pw; /* left (front, top) padding */
+} lg__conv_shape;
+
+/* Fill *s from pd (its mds' dims and the geometry). */
+LG_INTERNAL void lg__conv_shape_of(const lg__conv_pd *pd, lg__conv_shape *s);
+
+/* The layouts lg_conv_create picks for "any" on this ISA (see the table at
+ * the top): tags for src, weights and dst, written into the three buffers
+ * (LG_TAG_MAX + 1 bytes each). nsp is the spatial rank, ic the input
+ * channels. */
+LG_INTERNAL void lg__conv_choose(lg__isa isa, int nsp, const lg__conv_shape *s, char *src_tag,
+                                 char *wei_tag, char *dst_tag);
+
+/* Apply the post-op chain to one value: v is conv + bias, old the value dst
+ * held before (the sum's input). Each sum adds scale * old (a product then
+ * a sum, unfused); each eltwise is lg__eltwise_fwd. */
+LG_INTERNAL float lg__conv_post_scalar(const lg__conv_pd *pd, float v, float old);
+
+/* Per-dim offset tables of the three tensors in normalised index order:
+ * src and dst (N, C, D, H, W), weights (G, O, I, KD, KH, KW) with group-local
+ * O and I, bias (C). A missing dim has a one-entry table {0}. The dst tables
+ * cover its padded dims (for zeroing the padding). One allocation. */
+typedef struct lg__conv_tabs {
+    const int64_t *src[5], *dst[5], *wei[6], *bias;
+    int64_t *raw[4]; /* the lg__offtab_new tables of src, wei, dst (over its
+                        padded dims) and bias (NULL without one) */
+} lg__conv_tabs;
+
+/* Build / free the tables; LG_OUT_OF_MEMORY (no error message set) on
+ * failure, leaving nothing allocated. */
+LG_INTERNAL lg_status lg__conv_tabs_init(const lg__conv_pd *pd, lg__conv_tabs *t);
+LG_INTERNAL void lg__conv_tabs_free(lg__conv_tabs *t);
+
+/*
+ * The scalar reference, the truth every path is compared with and the path
+ * that runs any layout combination: for each output element,
+ *     acc = bias[oc] (or 0); for ic, kd, kh, kw (in that order, in f32):
+ *         acc += src * wei   (a product then a sum, unfused)
+ * skipping taps that fall in the zero padding; then the post-op chain; then
+ * dst's padding is zeroed. Addresses come from the tables t. Threads split
+ * the output rows (OpenMP) unless already inside a parallel region.
+ */
+LG_INTERNAL void lg__conv_ref(const lg__conv_pd *pd, const lg__conv_tabs *t, const float *src,
+                              const float *wei, const float *bias, float *dst);
+
+/* A built kernel's private data: the problem, its shape and tables, and
+ * the plan of the chosen path (paths.c). */
+typedef struct lg__conv_kernel {
+    lg__conv_pd pd;
+    lg__conv_shape s;
+    lg__conv_tabs tabs;
+    int path;   /* LG_CONV_PATH_* (paths.c) */
+    void *plan; /* the path's plan, lg__free-d with the kernel */
+    char impl[64];
+} lg__conv_kernel;
+
+/* Choose the path for c (its pd, s and tabs filled) and build its plan;
+ * sets c->impl. LG_OUT_OF_MEMORY (no message) on failure. */
+LG_INTERNAL lg_status lg__conv_plan(lg__conv_kernel *c);
+
+/* Run the chosen path. bias is NULL when the problem has none. */
+LG_INTERNAL lg_status lg__conv_run(const lg__conv_kernel *c, const float *src, const float *wei,
+                                   const float *bias, float *dst);
+
+#endif /* LG_PRIMITIVES_CONV_H */
