@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-void lg__md_canon(const lg_md *md, lg_md *out) {
+void lg__md_canon(const lg_md *in, lg_md *out) {
+    lg_md copy = *in; /* out may be in */
+    const lg_md *md = &copy;
     memset(out, 0, sizeof *out);
     out->ndims = md->ndims;
     out->dtype = md->dtype;
