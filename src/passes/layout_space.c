@@ -2,21 +2,19 @@
  * layout_space.h for the model). */
 #include "passes/layout_space.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "passes/cost_model.h"
 #include "passes/passes.h"
 #include "primitives/cpu.h"
 
-/* Until the conv primitive is merged, lg_conv_create may be missing. */
-#pragma weak lg_conv_create
-
 /* Caps that keep the factor tables small: a value read by more nodes than a
  * factor may hold, or whose table would exceed this, sends the strategy to
  * its fallback. */
 #define MAX_FACTOR_ENTRIES (1 << 16)
-/* Most candidates of one variable (conv: 3 src x 3 dst layouts, plus GREEDY's
- * and NONE's). */
+/* Most candidates of one variable (conv: 5 layout pairs, plus GREEDY's and
+ * NONE's; binary with a broadcast src1: 3 x 3). */
 #define MAX_CFG 16
 
 /* ---- snapshot of the layout state, so GREEDY and NONE can be replayed ---- */
@@ -95,7 +93,8 @@ static void cfg_current(const lg__graph *ir, const lg__layout_var *var, lg__layo
     c->out = ir->vals[var->value].md;
 }
 
-/* Conv: every (src, dst) layout pair the kernel accepts, with the weights
+/* Conv: src and dst in the same layout (plain, channels-last, blocked), or
+ * plain src into any dst, each when the kernel accepts it, with the weights
  * layout it picks for that pair and a plain bias. A failed probe is not an
  * error (the pair is simply not a candidate). */
 static void conv_cfgs(const lg__graph *ir, lg__layout_var *var) {
@@ -108,8 +107,11 @@ static void conv_cfgs(const lg__graph *ir, lg__layout_var *var) {
     if (node->nin > 2) lg__md_plain(&ir->vals[node->in[2]].md, &bias);
     for (int a = 0; a < ns; a++)
         for (int b = 0; b < nd; b++) {
+            /* src and dst in one layout family, or a plain src into any dst
+             * (a first layer reading nchw directly). */
+            if (a != b && a != 0) continue;
             lg_kernel *k = NULL;
-            if (!lg_conv_create || lg_conv_create(&k, &node->p.conv, &ls[a], &wei, node->nin > 2 ? &bias : NULL,
+            if (lg_conv_create(&k, &node->p.conv, &ls[a], &wei, node->nin > 2 ? &bias : NULL,
                                &ld[b], NULL) != LG_OK)
                 continue;
             lg__layout_cfg c;
@@ -165,9 +167,23 @@ static void memory_cfgs(const lg__graph *ir, lg__layout_var *var) {
 
 /* ---- the factor problem ---- */
 
+/* Most distinct layouts one value is considered in (stored or read). */
+#define MAX_LAYOUTS 16
+
+/* Append a factor over vars[0..arity) with a fresh table (filled by the
+ * caller); LG_OUT_OF_MEMORY when the table cannot be allocated. */
 static lg_status add_factor(lg__layout_space *s, int arity, const int *vars, double **table) {
     int64_t size = 1;
     for (int i = 0; i < arity; i++) size *= s->ncand[vars[i]];
+    if (s->nfactors == s->capfactors) {
+        int cap = 2 * s->capfactors + 16;
+        lg__solver_factor *f = lg__calloc((size_t)cap, sizeof *f);
+        if (!f) return LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "out of memory");
+        if (s->nfactors) memcpy(f, s->factors, (size_t)s->nfactors * sizeof *f);
+        lg__free(s->factors);
+        s->factors = f;
+        s->capfactors = cap;
+    }
     *table = lg__malloc((size_t)size * sizeof(double));
     if (!*table) return LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "out of memory");
     lg__solver_factor *f = &s->factors[s->nfactors++];
@@ -178,81 +194,159 @@ static lg_status add_factor(lg__layout_space *s, int arity, const int *vars, dou
     return LG_OK;
 }
 
-/* Reorder cost of value v when its producer stores `stored` and the readers
- * in rd[] (variables, with choices ch[]) read it as their configurations say;
- * outputs naming v want their fixed layouts. One reorder per distinct
- * layout, as lg__cost_assignment counts them. */
-static double value_cost(const lg__graph *ir, const lg__layout_space *s, lg_value v,
-                         const lg_md *stored, int nrd, const int *rd, const int *ch) {
-    const lg_md *need[LG__SOLVER_MAX_ARITY * LG_NODE_MAX_IN + 64];
-    int k = 0, cap = (int)(sizeof need / sizeof need[0]);
-    bool constant = ir->vals[v].kind == LG_VAL_CONSTANT;
-    for (int r = 0; r < nrd && !constant; r++) {
-        const lg__layout_var *var = &s->vars[rd[r]];
-        const lg__node *node = &ir->nodes[var->node];
-        for (int j = 0; j < node->nin; j++)
-            if (node->in[j] == v && k < cap) need[k++] = &var->cfg[ch[r]].in[j];
-    }
-    for (int o = 0; o < ir->nouts; o++)
-        if (ir->outs[o].v == v && !lg_md_is_any(&ir->outs[o].md) && k < cap)
-            need[k++] = &ir->outs[o].md;
-    double cost = 0;
-    for (int i = 0; i < k; i++) {
-        if (lg_md_equal(need[i], stored)) continue;
-        bool seen = false;
-        for (int j = 0; j < i && !seen; j++) seen = lg_md_equal(need[j], need[i]);
-        if (!seen) cost += lg__cost_reorder(stored, need[i]);
-    }
-    return cost;
+/* Index of md in the value's layout list, appending it if new; -1 when the
+ * list is full. */
+static int layout_index(const lg_md **ls, int *nl, const lg_md *md) {
+    for (int i = 0; i < *nl; i++)
+        if (lg_md_equal(ls[i], md)) return i;
+    if (*nl == MAX_LAYOUTS) return -1;
+    ls[*nl] = md;
+    return (*nl)++;
 }
 
-/* The factor of value v over its producer's variable (if it has one) and its
- * readers' variables; a fixed cost goes to *offset. */
-static lg_status value_factor(const lg__graph *ir, lg__layout_space *s, const int *var_of_node,
-                              const int *var_of_input, lg_value v, double *offset) {
-    int vars[LG__SOLVER_MAX_ARITY], nv = 0, prod = -1;
-    const lg__value *val = &ir->vals[v];
-    if (val->kind == LG_VAL_NODE) prod = var_of_node[val->producer];
-    if (val->kind == LG_VAL_INPUT) prod = var_of_input[v];
-    if (prod >= 0) vars[nv++] = prod;
-    int first_reader = nv;
+/* The readers of v: scheduled nodes reading it, as variables. */
+static int readers_of(const lg__graph *ir, const int *var_of_node, lg_value v, int *rd) {
+    int k = 0;
     for (int i = 0; i < ir->nsched; i++) {
         const lg__node *node = &ir->nodes[ir->sched[i]];
         bool reads = false;
         for (int j = 0; j < node->nin; j++) reads |= node->in[j] == v;
-        if (!reads || val->kind == LG_VAL_CONSTANT) continue;
-        if (nv == LG__SOLVER_MAX_ARITY) {
-            s->too_large = true;
-            s->why = "a value has more readers than a factor may hold";
-            return LG_OK;
-        }
-        vars[nv++] = var_of_node[ir->sched[i]];
+        if (reads) rd[k++] = var_of_node[ir->sched[i]];
     }
-    int64_t size = 1;
-    for (int i = 0; i < nv; i++) size *= s->ncand[vars[i]];
-    if (size > MAX_FACTOR_ENTRIES) {
+    return k;
+}
+
+/* The factors of value v. For every layout L the value may be stored or read
+ * in, a binary auxiliary variable says "v exists in L": the producer pays
+ * one reorder into L when it is set and L is not the stored layout; a reader
+ * configuration that reads v in L forbids (INFINITY) L being unset; an output
+ * wanting L forbids it too. Minimising sets exactly the layouts some reader
+ * or output needs, so the total is one reorder per distinct needed layout,
+ * as lg__cost_assignment counts. Constants cost nothing (their reorders are
+ * folded) except toward an output, a fixed cost added to *offset. */
+static lg_status value_factors(const lg__graph *ir, lg__layout_space *s, const int *var_of_node,
+                               const int *var_of_input, lg_value v, double *offset) {
+    const lg__value *val = &ir->vals[v];
+    int prod = val->kind == LG_VAL_NODE    ? var_of_node[val->producer]
+               : val->kind == LG_VAL_INPUT ? var_of_input[v]
+                                           : -1;
+    if (val->kind == LG_VAL_CONSTANT) {
+        for (int o = 0; o < ir->nouts; o++)
+            if (ir->outs[o].v == v && !s->out_any[o] && !lg_md_equal(&ir->outs[o].md, &val->md))
+                *offset += lg__cost_reorder(&val->md, &ir->outs[o].md);
+        return LG_OK; /* distinct wanted layouts: outputs of one constant are rare */
+    }
+    int *rd = lg__malloc((size_t)ir->nsched * sizeof(int) + 1);
+    if (!rd) return LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "out of memory");
+    int nrd = readers_of(ir, var_of_node, v, rd);
+    /* The layouts: stored candidates, read candidates, wanted by outputs. */
+    const lg_md *ls[MAX_LAYOUTS];
+    int nl = 0;
+    bool full = false;
+    if (prod >= 0)
+        for (int c = 0; c < s->vars[prod].ncfg; c++)
+            full |= layout_index(ls, &nl, &s->vars[prod].cfg[c].out) < 0;
+    else
+        full |= layout_index(ls, &nl, &val->md) < 0;
+    for (int r = 0; r < nrd; r++) {
+        const lg__layout_var *var = &s->vars[rd[r]];
+        const lg__node *node = &ir->nodes[var->node];
+        for (int c = 0; c < var->ncfg; c++)
+            for (int j = 0; j < node->nin; j++)
+                if (node->in[j] == v) full |= layout_index(ls, &nl, &var->cfg[c].in[j]) < 0;
+    }
+    for (int o = 0; o < ir->nouts; o++)
+        if (ir->outs[o].v == v && !s->out_any[o]) full |= layout_index(ls, &nl, &ir->outs[o].md) < 0;
+    lg_status st = LG_OK;
+    if (full) {
         s->too_large = true;
-        s->why = "a value's factor table would be too large";
-        return LG_OK;
+        s->why = "a value has more candidate layouts than the model holds";
+        goto done;
     }
-    int ch[LG__SOLVER_MAX_ARITY] = {0};
-    if (nv == 0) { /* nothing to choose: a fixed layout read by no variable */
-        *offset += value_cost(ir, s, v, &val->md, 0, NULL, ch);
-        return LG_OK;
-    }
-    double *table;
-    LG_CHECK(add_factor(s, nv, vars, &table));
-    for (int64_t e = 0; e < size; e++) {
-        int64_t rest = e;
-        for (int i = nv - 1; i >= 0; i--) {
-            ch[i] = (int)(rest % s->ncand[vars[i]]);
-            rest /= s->ncand[vars[i]];
+    /* One auxiliary variable per layout, and what the producer pays. */
+    int aux0 = s->nvars + s->naux;
+    for (int l = 0; l < nl && st == LG_OK; l++) {
+        int a = aux0 + l;
+        s->ncand[a] = 2;
+        s->naux++;
+        double *t;
+        int vars[2] = {prod, a};
+        if (prod >= 0) {
+            st = add_factor(s, 2, vars, &t);
+            for (int c = 0; st == LG_OK && c < s->vars[prod].ncfg; c++) {
+                const lg_md *stored = &s->vars[prod].cfg[c].out;
+                t[2 * c] = 0;
+                t[2 * c + 1] = lg_md_equal(stored, ls[l]) ? 0 : lg__cost_reorder(stored, ls[l]);
+            }
+        } else {
+            st = add_factor(s, 1, &a, &t);
+            if (st == LG_OK) {
+                t[0] = 0;
+                t[1] = lg_md_equal(&val->md, ls[l]) ? 0 : lg__cost_reorder(&val->md, ls[l]);
+            }
         }
-        const lg_md *stored = prod >= 0 ? &s->vars[prod].cfg[ch[0]].out : &val->md;
-        table[e] = value_cost(ir, s, v, stored, nv - first_reader, vars + first_reader,
-                              ch + first_reader);
     }
-    return LG_OK;
+    /* Each reader: its configuration needs its layouts set. */
+    for (int r = 0; r < nrd && st == LG_OK; r++) {
+        const lg__layout_var *var = &s->vars[rd[r]];
+        const lg__node *node = &ir->nodes[var->node];
+        int vars[LG__SOLVER_MAX_ARITY], nv = 1, pos[MAX_LAYOUTS];
+        vars[0] = rd[r];
+        for (int l = 0; l < nl; l++) pos[l] = -1;
+        for (int c = 0; c < var->ncfg; c++)
+            for (int j = 0; j < node->nin; j++) {
+                if (node->in[j] != v) continue;
+                int l = layout_index(ls, &nl, &var->cfg[c].in[j]);
+                if (pos[l] >= 0) continue;
+                if (nv == LG__SOLVER_MAX_ARITY) {
+                    s->too_large = true;
+                    s->why = "a node reads a value in more layouts than a factor holds";
+                    goto done;
+                }
+                pos[l] = nv;
+                vars[nv++] = aux0 + l;
+            }
+        double *t;
+        st = add_factor(s, nv, vars, &t);
+        int64_t bits = (int64_t)1 << (nv - 1);
+        for (int c = 0; st == LG_OK && c < var->ncfg; c++)
+            for (int64_t b = 0; b < bits; b++) {
+                double cost = 0;
+                for (int j = 0; j < node->nin; j++) {
+                    if (node->in[j] != v) continue;
+                    int l = layout_index(ls, &nl, &var->cfg[c].in[j]);
+                    /* vars[1] is the slowest bit of b */
+                    if (!((b >> (nv - 1 - pos[l])) & 1)) cost = INFINITY;
+                }
+                t[c * bits + b] = cost;
+            }
+    }
+    /* Outputs: the wanted layout must exist. */
+    for (int o = 0; o < ir->nouts && st == LG_OK; o++) {
+        if (ir->outs[o].v != v || s->out_any[o]) continue;
+        int a = aux0 + layout_index(ls, &nl, &ir->outs[o].md);
+        double *t;
+        st = add_factor(s, 1, &a, &t);
+        if (st == LG_OK) {
+            t[0] = INFINITY;
+            t[1] = 0;
+        }
+    }
+    /* The start: GREEDY (candidate 0 everywhere) with exactly the layouts it
+     * needs set. */
+    for (int l = 0; l < nl; l++) s->start[aux0 + l] = 0;
+    for (int r = 0; r < nrd; r++) {
+        const lg__node *node = &ir->nodes[s->vars[rd[r]].node];
+        for (int j = 0; j < node->nin; j++)
+            if (node->in[j] == v)
+                s->start[aux0 + layout_index(ls, &nl, &s->vars[rd[r]].cfg[0].in[j])] = 1;
+    }
+    for (int o = 0; o < ir->nouts; o++)
+        if (ir->outs[o].v == v && !s->out_any[o])
+            s->start[aux0 + layout_index(ls, &nl, &ir->outs[o].md)] = 1;
+done:
+    lg__free(rd);
+    return st;
 }
 
 /* Variables and their candidates: GREEDY's first, NONE's second, then the
@@ -315,15 +409,15 @@ static lg_status build_vars(lg__graph *ir, lg__layout_space *s, int *var_of_node
 lg_status lg__layout_space_build(lg__graph *ir, lg__layout_space *s) {
     memset(s, 0, sizeof *s);
     int cap = ir->nvals + ir->nnodes + 1;
+    int total = cap + ir->nvals * MAX_LAYOUTS; /* variables and auxiliaries */
     int *var_of_node = lg__malloc((size_t)(ir->nnodes + 1) * sizeof(int));
     int *var_of_input = lg__malloc((size_t)(ir->nvals + 1) * sizeof(int));
     s->vars = lg__calloc((size_t)cap, sizeof *s->vars);
-    s->ncand = lg__calloc((size_t)cap, sizeof *s->ncand);
-    /* Factors: one unary per node, one per value, one for the fixed offset. */
-    s->factors = lg__calloc((size_t)(ir->nsched + ir->nvals + 1), sizeof *s->factors);
+    s->ncand = lg__calloc((size_t)total, sizeof *s->ncand);
+    s->start = lg__calloc((size_t)total, sizeof *s->start);
     s->out_any = lg__calloc((size_t)ir->nouts + 1, sizeof *s->out_any);
     lg_status st = LG_OK;
-    if (!var_of_node || !var_of_input || !s->vars || !s->ncand || !s->factors || !s->out_any)
+    if (!var_of_node || !var_of_input || !s->vars || !s->ncand || !s->start || !s->out_any)
         st = LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "out of memory");
     for (int i = 0; st == LG_OK && i < ir->nnodes; i++) var_of_node[i] = -1;
     for (int i = 0; st == LG_OK && i < ir->nvals; i++) var_of_input[i] = -1;
@@ -340,7 +434,7 @@ lg_status lg__layout_space_build(lg__graph *ir, lg__layout_space *s) {
     }
     double offset = 0;
     for (int v = 0; st == LG_OK && v < ir->nvals && !s->too_large; v++)
-        st = value_factor(ir, s, var_of_node, var_of_input, (lg_value)v, &offset);
+        st = value_factors(ir, s, var_of_node, var_of_input, (lg_value)v, &offset);
     /* A fixed cost rides on variable 0 (every entry), so the solver's total
      * equals the cost model's. */
     if (st == LG_OK && !s->too_large && offset > 0 && s->nvars > 0) {
@@ -375,5 +469,6 @@ void lg__layout_space_free(lg__layout_space *s) {
     lg__free(s->ncand);
     lg__free(s->factors);
     lg__free(s->out_any);
+    lg__free(s->start);
     memset(s, 0, sizeof *s);
 }

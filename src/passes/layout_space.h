@@ -12,11 +12,13 @@
  * (plain, channels-last, and channel-blocked with the block of this CPU).
  *
  * Factors: one unary factor per node variable (lg__cost_node of each
- * configuration) and one factor per value over its producer's variable and
- * its readers' variables, costing one reorder per distinct layout that
- * readers and outputs need and the stored layout is not (constants cost
- * nothing, as in the cost model). Their sum is lg__cost_assignment of the
- * applied choice, exactly. */
+ * configuration) and, per value, binary auxiliary variables "the value exists
+ * in layout L" with small factors tying them to the producer (which pays one
+ * reorder into each such L it does not store) and to the readers and outputs
+ * (which need their layouts to exist). Minimised over the auxiliaries, the
+ * sum is lg__cost_assignment of the applied choice exactly: one reorder per
+ * distinct (value, layout) needed, shared by every reader, and no table grows
+ * with the number of readers. */
 #ifndef LG_PASSES_LAYOUT_SPACE_H
 #define LG_PASSES_LAYOUT_SPACE_H
 
@@ -37,10 +39,12 @@ typedef struct lg__layout_var {
 } lg__layout_var;
 
 typedef struct lg__layout_space {
-    int nvars;
+    int nvars;                  /* the layout variables (vars[]) */
     lg__layout_var *vars;
-    int *ncand;                 /* ncand[v] = vars[v].ncfg, for the solver */
-    int nfactors;
+    int naux;                   /* binary auxiliaries after them (see layout_space.c) */
+    int *ncand;                 /* nvars + naux entries, for the solver */
+    int *start;                 /* GREEDY's assignment of all nvars + naux */
+    int nfactors, capfactors;
     lg__solver_factor *factors; /* tables owned by the space */
     bool *out_any;              /* outputs wanted as "any" (resolved by apply) */
     bool too_large;             /* a value's factor could not be built (see fits) */

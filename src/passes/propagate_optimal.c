@@ -14,20 +14,19 @@
 lg_status lg__propagate_optimal(lg__graph *ir) {
     lg__layout_space s;
     LG_CHECK(lg__layout_space_build(ir, &s));
-    int *choice = lg__calloc((size_t)s.nvars + 1, sizeof(int));
-    int *start = lg__calloc((size_t)s.nvars + 1, sizeof(int)); /* all GREEDY */
+    int *choice = lg__calloc((size_t)(s.nvars + s.naux) + 1, sizeof(int));
     lg_status st = LG_OK;
-    if (!choice || !start) st = LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "out of memory");
+    if (!choice) st = LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "out of memory");
     if (st == LG_OK && s.too_large) {
         if (lg__verbose()) lg__verbose_printf("lgraph: optimal: %s; using the greedy assignment\n", s.why);
-        lg__layout_space_apply(ir, &s, start);
+        lg__layout_space_apply(ir, &s, s.start); /* all GREEDY */
         ir->exact = false;
     } else if (st == LG_OK) {
-        lg__solver_problem p = {.nvars = s.nvars, .ncand = s.ncand, .nfactors = s.nfactors,
+        lg__solver_problem p = {.nvars = s.nvars + s.naux, .ncand = s.ncand, .nfactors = s.nfactors,
                                 .factors = s.factors};
         lg__solver_limits lim;
         lg__solver_limits_init(&lim);
-        lim.start = start;
+        lim.start = s.start;
         lg__solver_result r = {.choice = choice};
         st = lg__solver_solve(&p, &lim, &r);
         if (st == LG_OK) {
@@ -38,7 +37,6 @@ lg_status lg__propagate_optimal(lg__graph *ir) {
         }
     }
     lg__free(choice);
-    lg__free(start);
     lg__layout_space_free(&s);
     return st;
 }
