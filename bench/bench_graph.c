@@ -12,7 +12,7 @@
  *   pairs     alternating pairs per comparison (default 15; odd is best)
  *   workload  W1, W2 or W3 (default: all)
  *   N         1 or 16, or any batch size (default: 1 and 16)
- *   --dump    print each OPTIMAL plan (lg_plan_dump text) to stderr
+ *   --dump    print every compiled plan (lg_plan_dump text) to stderr
  * Prints a Markdown table, then the layouts and implementations oneDNN chose.
  */
 #include "bench_util.h"
@@ -88,7 +88,7 @@ static void lg_case_init(lg_case *c, const lg_graph *g, const wl_workload *w, lg
         snprintf(c->why, sizeof c->why, "input or output not nchw as the graph asked");
         return;
     }
-    if (dump && s == LG_STRATEGY_OPTIMAL) {
+    if (dump) {
         fprintf(stderr, "--- %s N=%lld %s plan\n", w->spec->name, (long long)w->n,
                 strategy_names[s]);
         lg_plan_dump(c->run.plan, stderr, "text");

@@ -3,8 +3,9 @@
 # scalar references (src/primitives/<kind>/ref.c). Built with and without
 # oneDNN: without it, performance mode prints lgraph's figures only.
 #
-# LGB_HAVE_CONV: the conv driver needs lg_conv_create and the conv reference
-# (src/primitives/conv/); it is compiled only when they exist in the tree.
+# LGB_HAVE_CONV: the conv driver (drv_conv.c) needs the conv kernel's
+# reference (src/primitives/conv/ref.c); it is compiled whenever that exists
+# in the tree (it does since conv landed).
 set(LGB_DIR ${CMAKE_CURRENT_SOURCE_DIR}/lgbench)
 set(LGB_SOURCES ${LGB_DIR}/main.c ${LGB_DIR}/batch.c ${LGB_DIR}/jobs.c ${LGB_DIR}/parse.c
     ${LGB_DIR}/check.c ${LGB_DIR}/report.c ${LGB_DIR}/perf.c ${LGB_DIR}/drv_common.c

@@ -32,8 +32,8 @@ void lgb_report(const lgb_ctx *ctx, const lgb_job *job, const lgb_result *res, l
                    res->rmin, res->rmax);
         else
             printf(",oneDNN=n/a");
-        if (res->bytes > 0) printf(",GB/s=%.1f", res->bytes / (res->lg_ms * 1e6));
-        if (res->flops > 0) printf(",GFLOP/s=%.1f", res->flops / (res->lg_ms * 1e6));
+        if (res->bytes > 0) printf(",GB/s=%.3g", res->bytes / (res->lg_ms * 1e6));
+        if (res->flops > 0) printf(",GFLOP/s=%.3g", res->flops / (res->lg_ms * 1e6));
         printf(",impl=%s", res->impl);
         if (res->has_dnnl)
             printf(",dnnl_impl=%s", res->dnnl_impl);

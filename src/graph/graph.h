@@ -146,7 +146,7 @@ typedef struct lg__node_ops {
     /* Create the kernel for the node's final layouts (and post-ops). */
     lg_status (*create)(const lg__graph *ir, const lg__node *node, lg_kernel **k);
     /* The node's parameters for dumps, e.g. "alg:relu alpha:0". */
-    void (*describe)(const lg__node *node, char *buf, size_t len);
+    void (*describe)(const lg__graph *ir, const lg__node *node, char *buf, size_t len);
 } lg__node_ops;
 
 #define X(id, name) LG_INTERNAL extern const lg__node_ops lg__node_##name##_ops;

@@ -159,7 +159,7 @@ static lg_status add_steps(lg__graph *ir, lg_plan *p, int *tid) {
         st->node_kind = node->kind;
         st->inserted = node->inserted;
         st->copy = node->copy;
-        ops->describe(node, st->desc, sizeof st->desc);
+        ops->describe(ir, node, st->desc, sizeof st->desc);
         lg_value vs[LG_NODE_MAX_IN + 1];
         st->nin = lg__ir_reads(node, vs);
         for (int j = 0; j < st->nin; j++) st->tin[j] = tensor_of(ir, p, tid, vs[j]);

@@ -78,7 +78,7 @@ double lg__solver_cost(const lg__solver_problem *p, const int *choice) {
 static const char *const method_exact[2] = {"variable elimination (min-fill order)",
                                             "variable elimination (min-weight order)"};
 static const char method_fallback[] =
-    "fallback: partial variable elimination + local search (ICM, exact block moves)";
+    "fallback: partial variable elimination + local search (ICM + exact block moves)";
 
 /* Solve into r->choice; the caller frees the arena. */
 static lg_status solve_in(const lg__solver_problem *p, const lg__solver_limits *lim,
@@ -172,6 +172,7 @@ lg_status lg__solver_solve(const lg__solver_problem *p, const lg__solver_limits 
     r->method = method_fallback;
     for (int v = 0; v < p->nvars; v++) r->choice[v] = 0;
 
+    double t0 = lg__verbose() ? lg__now_ms() : 0.0;
     lg__sv_arena a = {0};
     bool infeasible = false;
     lg_status s = solve_in(p, &l, r, &a, &infeasible);
@@ -193,6 +194,11 @@ lg_status lg__solver_solve(const lg__solver_problem *p, const lg__solver_limits 
             r->cost = sc;
         }
     }
+    if (lg__verbose())
+        lg__verbose_printf("lgraph_verbose,solver,%s,vars=%d,factors=%d,exact=%d,cost=%g,"
+                           "work=%lld,%.4f\n",
+                           r->method, p->nvars, p->nfactors, (int)r->exact, r->cost,
+                           (long long)r->work, lg__now_ms() - t0);
     if (isinf(r->cost))
         return LG_ERROR(LG_UNIMPLEMENTED,
                         "no finite-cost assignment found: the problem exceeds the exact method's "

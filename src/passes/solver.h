@@ -101,7 +101,8 @@ LG_INTERNAL void lg__solver_limits_init(lg__solver_limits *lim);
  *   no assignment of finite cost (none may exist; pass a finite start or
  *   raise the limits).
  * - LG_OUT_OF_MEMORY: an allocation failed; nothing is leaked.
- * Deterministic: the same problem and limits give the same result. */
+ * Deterministic: the same problem and limits give the same result. Holds no
+ * shared state: any number of threads may solve at once. */
 LG_INTERNAL lg_status lg__solver_solve(const lg__solver_problem *p, const lg__solver_limits *lim,
                                        lg__solver_result *r);
 

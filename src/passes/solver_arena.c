@@ -13,10 +13,12 @@ struct lg__sv_block {
 
 enum { SMALL_BLOCK = 64 * 1024, SMALL_MAX = 4096 };
 
-/* Round n * size up to 16 bytes; false on overflow. */
+/* Round n * size up to 16 bytes (at least 16, so that even an empty array is
+ * a distinct non-NULL pointer); false on overflow. */
 static bool bytes_of(size_t n, size_t size, size_t *out) {
     size_t b;
     if (__builtin_mul_overflow(n, size, &b)) return false;
+    if (b == 0) b = 1;
     if (b > SIZE_MAX - sizeof(lg__sv_block) - 16) return false;
     *out = (b + 15) & ~(size_t)15;
     return true;

@@ -7,8 +7,8 @@ lg_add_test(lgbench_conv_desc SOURCES lgbench/test_conv_desc.c ../bench/lgbench/
 target_include_directories(lgbench_conv_desc PRIVATE ${PROJECT_SOURCE_DIR}/bench/lgbench)
 
 if(TARGET lgbench)
-  # bench/inputs/test_sweep: reorder, shuffle, eltwise, binary (and conv
-  # once it is built) on small shapes, each against its scalar reference.
+  # bench/inputs/test_sweep: reorder, shuffle, eltwise, binary and conv on
+  # small shapes, each against its scalar reference.
   foreach(isa avx512 avx2 scalar)
     add_test(NAME lgbench_sweep_${isa} COMMAND lgbench --mode=C --batch=test_sweep)
     set_tests_properties(lgbench_sweep_${isa} PROPERTIES ENVIRONMENT LG_ISA=${isa}
@@ -17,14 +17,15 @@ if(TARGET lgbench)
   # The checks can fail: a corrupted value and a non-zero padding element
   # must each be reported, with exit status 1.
   add_test(NAME lgbench_fault_value
-    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/lgbench/expect_fail.sh "tests:4 passed:0 failed:4"
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/lgbench/expect_fail.sh "tests:5 passed:0 failed:5"
             $<TARGET_FILE:lgbench> --fault=value --reorder --dtag=nChw16c 2x19x3x5
             --shuffle --tag=nChw8c --group=2 2x18x3x3 --eltwise --tag=nhwc --alg=gelu_erf 2x19x3x5
-            --binary --stag=nChw16c:nchw 2x19x3x5:1x19x1x1)
+            --binary --stag=nChw16c:nchw 2x19x3x5:1x19x1x1 --conv mb2ic19ih5oc21oh5kh3ph1)
   add_test(NAME lgbench_fault_padding
-    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/lgbench/expect_fail.sh "tests:3 passed:0 failed:3"
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/lgbench/expect_fail.sh "tests:4 passed:0 failed:4"
             $<TARGET_FILE:lgbench> --fault=padding --reorder --dtag=nChw16c 2x19x3x5
-            --shuffle --tag=nChw8c --group=2 2x18x3x3 --eltwise --tag=nChw8c --alg=logistic 2x19x3x5)
+            --shuffle --tag=nChw8c --group=2 2x18x3x3 --eltwise --tag=nChw8c --alg=logistic 2x19x3x5
+            --conv --dtag=nChw16c mb2ic19ih5oc21oh5kh3ph1)
   # A usage error is exit status 2, not a pass.
   add_test(NAME lgbench_usage_error COMMAND lgbench --reorder --no-such-knob=1 2x3)
   set_tests_properties(lgbench_usage_error PROPERTIES WILL_FAIL TRUE)

@@ -205,6 +205,13 @@ Test(solver, empty_problems) {
     r.choice = ch;
     cr_assert_eq(lg__solver_solve(&p, NULL, &r), LG_OK);
     cr_assert(r.exact && r.cost == 0.0 && ch[0] == 0 && ch[1] == 0 && ch[2] == 0);
+    /* Limits so small that even a lone variable does not fit: the fallback. */
+    lg__solver_limits l;
+    lg__solver_limits_init(&l);
+    l.max_table_entries = 1;
+    ch[0] = ch[2] = 5;
+    cr_assert_eq(lg__solver_solve(&p, &l, &r), LG_OK, "%s", lg_last_error());
+    cr_assert(!r.exact && r.cost == 0.0 && ch[0] < 3 && ch[2] < 2);
 }
 
 /* A chain with skips: x0..x39, 8 choices each, factors on (i), (i, i+1),
@@ -270,4 +277,91 @@ Test(solver, chain_with_skips_40x8) {
     cr_log_info("chain with skips 40 x 8: %s, %lld entries touched, %.3f ms (not asserted)",
                 res.method, (long long)res.work, ms);
     tp_free(&t);
+}
+
+/* Problems shaped like the reference workloads (docs: WORKLOADS.md), with 4
+ * layout candidates per value (say nchw, nhwc, nChw8c, nChw16c) and random
+ * costs: a factor per node over its inputs and output, the graph input and
+ * output pinned to candidate 0 (nchw) by their unary costs, and the
+ * residual input tied to both its consumers. W1 ShuffleNet unit, W2 ResNet
+ * bottleneck (both: x feeds the first conv and the final add), W3 stem. */
+typedef struct shape {
+    const char *name;
+    int nvars, nnodes;
+    int node[8][4]; /* arity, then variables (inputs..., output) */
+    int tie[4];     /* a multi-consumer value and its consumers' outputs */
+} shape;
+
+static const shape shapes[] = {
+    {"W1 shufflenet unit",
+     8,
+     7,
+     {{2, 0, 1}, {2, 1, 2}, {2, 2, 3}, {2, 3, 4}, {2, 4, 5}, {3, 5, 0, 6}, {2, 6, 7}},
+     {0, 1, 6, -1}},
+    {"W2 resnet bottleneck",
+     8,
+     7,
+     {{2, 0, 1}, {2, 1, 2}, {2, 2, 3}, {2, 3, 4}, {2, 4, 5}, {3, 5, 0, 6}, {2, 6, 7}},
+     {0, 1, 6, -1}},
+    {"W3 mobilenet stem",
+     7,
+     6,
+     {{2, 0, 1}, {2, 1, 2}, {2, 2, 3}, {2, 3, 4}, {2, 4, 5}, {2, 5, 6}},
+     {-1}},
+};
+
+Test(solver, workload_shapes) {
+    for (int w = 0; w < 3; w++) {
+        const shape *sh = &shapes[w];
+        for (int seed = 0; seed < 20; seed++) {
+            lg_rng r = {(uint64_t)(w * 1000 + seed)};
+            tprob t;
+            tp_init(&t, sh->nvars);
+            for (int v = 0; v < sh->nvars; v++) t.ncand[v] = 4;
+            for (int i = 0; i < sh->nnodes; i++) {
+                tp_add(&t, sh->node[i][0], &sh->node[i][1]);
+                tp_fill(&r, &t, t.p.nfactors - 1, 5, false);
+            }
+            int in = 0, out = sh->nvars - 1;
+            memcpy(tp_add(&t, 1, &in), (double[]){0, INFINITY, INFINITY, INFINITY}, 32);
+            memcpy(tp_add(&t, 1, &out), (double[]){0, 7, 3, 3}, 32);
+            if (sh->tie[0] >= 0) {
+                tp_add(&t, 3, sh->tie);
+                tp_fill(&r, &t, t.p.nfactors - 1, 0, false);
+            }
+            int bch[TP_MAXV], ch[TP_MAXV];
+            double bcost;
+            cr_assert_eq(lg__solver_brute(&t.p, BRUTE_MAX, bch, &bcost), LG_OK);
+            lg__solver_result res = {.choice = ch};
+            double t0 = lg__now_ms();
+            lg_status s = lg__solver_solve(&t.p, NULL, &res);
+            double ms = lg__now_ms() - t0;
+            if (isinf(bcost)) {
+                cr_assert_eq(s, LG_INVALID_GRAPH);
+            } else {
+                cr_assert_eq(s, LG_OK, "%s", lg_last_error());
+                cr_assert(res.exact);
+                cr_assert(fabs(res.cost - bcost) <= 1e-9 * (1.0 + bcost), "%s seed %d: %g vs %g",
+                          sh->name, seed, res.cost, bcost);
+                cr_assert_eq(ch[0], 0, "the pinned input");
+            }
+            if (seed == 0)
+                cr_log_info("%s: %d variables, %d factors, %s, %lld entries, %.3f ms (not "
+                            "asserted)",
+                            sh->name, t.p.nvars, t.p.nfactors, res.method, (long long)res.work, ms);
+            tp_free(&t);
+        }
+    }
+}
+
+/* The example at the top of solver.h, verbatim. */
+Test(solver, header_example) {
+    double c01[2 * 3] = {0, 5, 1, 2, 0, INFINITY}; // a: 2 choices, b: 3
+    lg__solver_factor f = {.arity = 2, .vars = {0, 1}, .cost = c01};
+    int ncand[2] = {2, 3}, choice[2];
+    lg__solver_problem p = {.nvars = 2, .ncand = ncand, .nfactors = 1, .factors = &f};
+    lg__solver_result r = {.choice = choice};
+    lg_status s = lg__solver_solve(&p, NULL, &r); // choice = {0, 0}, cost 0
+    cr_assert_eq(s, LG_OK);
+    cr_assert(choice[0] == 0 && choice[1] == 0 && r.cost == 0.0 && r.exact);
 }

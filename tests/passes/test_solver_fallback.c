@@ -6,6 +6,8 @@
 
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
+#include <stdio.h>
+#include <unistd.h>
 
 static lg__solver_limits limits(int64_t max_table, const int *start) {
     lg__solver_limits l;
@@ -340,5 +342,47 @@ Test(solver_fallback, large_grid_within_budget) {
     cr_log_info("grid 20x20x4 (fallback): cost %g, start %g, %lld entries touched, %.1f ms "
                 "(not asserted)",
                 res.cost, lg__solver_cost(&t.p, start), (long long)res.work, ms);
+    tp_free(&t);
+}
+
+/* LG_VERBOSE=1 prints one line per solve: method, size, exactness, cost,
+ * work and time. (Criterion runs each test in its own process, so the
+ * environment is read here for the first time.) */
+Test(solver_verbose, one_line_per_solve) {
+    setenv("LG_VERBOSE", "1", 1);
+    char path[] = "/tmp/lg_solver_verboseXXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    fflush(stderr);
+    FILE *saved = fdopen(dup(fileno(stderr)), "w");
+    cr_assert_not_null(saved);
+    cr_assert_not_null(freopen(path, "w", stderr));
+    lg_rng r = {5};
+    tprob t;
+    tp_dag(&t, &r, 6, 0, true, NULL);
+    int ch[TP_MAXV];
+    lg__solver_result res = {.choice = ch};
+    lg_status s1 = lg__solver_solve(&t.p, NULL, &res);
+    lg__solver_limits l = limits(2, NULL);
+    lg_status s2 = lg__solver_solve(&t.p, &l, &res);
+    fflush(stderr);
+    dup2(fileno(saved), fileno(stderr));
+    fclose(saved);
+    cr_assert_eq(s1, LG_OK);
+    cr_assert_eq(s2, LG_OK);
+    FILE *f = fopen(path, "r");
+    char a[512] = "", b[512] = "";
+    cr_assert(fgets(a, sizeof a, f) && fgets(b, sizeof b, f));
+    fclose(f);
+    unlink(path);
+    char want[64];
+    snprintf(want, sizeof want, ",vars=%d,factors=%d,exact=1,", t.p.nvars, t.p.nfactors);
+    cr_assert(strstr(a, "lgraph_verbose,solver,variable elimination (min-") == a, "%s", a);
+    cr_assert(strstr(a, want), "%s", a);
+    cr_assert(strstr(b, "lgraph_verbose,solver,fallback:") == b && strstr(b, ",exact=0,"), "%s", b);
+    /* Fields are comma-separated: the method holds no comma. */
+    int commas = 0;
+    for (const char *c = b; *c; c++) commas += *c == ',';
+    cr_assert_eq(commas, 8, "%s", b);
     tp_free(&t);
 }

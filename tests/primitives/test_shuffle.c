@@ -56,6 +56,8 @@ static void *make_src(const lg_md *md, lg_rng *r) {
  * whose windows span several pixels, per vec, and those with a partial
  * group at the end of a row. */
 static int seen[3][5][2], seen_group[5], seen_tail;
+/* Tiled PERMUTE plans per vector kind and tile size k (2, 4, 8). */
+static int seen_tile[5][9];
 
 static void describe(const lg__shuffle_pd *pd, char *buf, size_t len) {
     char m[96];
@@ -86,6 +88,7 @@ static void check_plans(const lg__shuffle_pd *pd, lg_rng *r, size_t mis) {
         for (int w = 0; p->mode == LG_SHUF_PERMUTE && w < p->nwin; w++)
             pairs = pairs || p->win[w].nseg < 0;
         seen[p->mode][p->mode == LG_SHUF_PERMUTE ? p->vec : 0][pairs]++;
+        if (p->mode == LG_SHUF_PERMUTE && p->tile_k) seen_tile[p->vec][p->tile_k]++;
         if (p->mode == LG_SHUF_PERMUTE && p->m > 1) {
             seen_group[p->vec]++;
             seen_tail += p->in_n % p->m != 0;
@@ -343,6 +346,7 @@ Test(shuffle, random_problems_every_path) {
     lg_rng r = {2024};
     memset(seen, 0, sizeof seen);
     memset(seen_group, 0, sizeof seen_group);
+    memset(seen_tile, 0, sizeof seen_tile);
     seen_tail = 0;
     for (int i = 0; i < 1500; i++) {
         lg__shuffle_pd pd;
@@ -357,9 +361,21 @@ Test(shuffle, random_problems_every_path) {
         const char *tag;
         int64_t g;
     } t[] = {
-        {{2, 256, 2, 2}, "nhwc", 16},    {{2, 64, 3, 2}, "nhwc", 8},
-        {{1, 96, 2, 3}, "nChw16c", 32},  {{1, 1024, 1, 2}, "nhwc", 32},
-        {{2, 256, 1, 1}, "nChw16c", 16}, {{2, 512, 1, 1}, "nChw16c", 32},
+        {{2, 256, 2, 2}, "nhwc", 16},
+        {{2, 64, 3, 2}, "nhwc", 8},
+        {{1, 96, 2, 3}, "nChw16c", 32},
+        {{1, 1024, 1, 2}, "nhwc", 32},
+        {{2, 256, 1, 1}, "nChw16c", 16},
+        {{2, 512, 1, 1}, "nChw16c", 32},
+        /* Tiles: G or C/G of 2, 4, 8 with the other a multiple of 16 or 32
+         * (backward swaps the two), and near misses that must not tile. */
+        {{2, 64, 3, 1}, "nhwc", 2},
+        {{1, 256, 2, 3}, "nhwc", 4},
+        {{3, 256, 1, 2}, "nhwc", 8},
+        {{2, 128, 1, 3}, "nhwc", 4},
+        {{2, 48, 2, 1}, "nhwc", 2},
+        {{2, 96, 2, 1}, "nhwc", 3},
+        {{2, 512, 1, 1}, "nhwc", 16},
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         for (int d = 0; d < 6; d++)
@@ -386,6 +402,10 @@ Test(shuffle, random_problems_every_path) {
         cr_assert(seen[LG_SHUF_PERMUTE][LG_SHUF_YMM_W][0] > 0, "ymm vpermw never ran");
         cr_assert(seen_group[LG_SHUF_ZMM_D] > 0, "zmm pixel groups never ran");
         cr_assert(seen_group[LG_SHUF_ZMM_W] > 0, "zmm 16-bit pixel groups never ran");
+        for (int k = 2; k <= 8; k *= 2) {
+            cr_assert(seen_tile[LG_SHUF_ZMM_D][k] > 0, "32-bit tiles of %d never ran", k);
+            cr_assert(seen_tile[LG_SHUF_ZMM_W][k] > 0, "16-bit tiles of %d never ran", k);
+        }
     }
 }
 

@@ -73,7 +73,8 @@ static lg_status binary_create(const lg__graph *ir, const lg__node *node, lg_ker
                             &ir->vals[node->in[1]].md, &ir->vals[node->out].md);
 }
 
-static void binary_describe(const lg__node *node, char *buf, size_t len) {
+static void binary_describe(const lg__graph *ir, const lg__node *node, char *buf, size_t len) {
+    (void)ir;
     snprintf(buf, len, "alg:%s", alg_str(node->p.binary.alg));
 }
 

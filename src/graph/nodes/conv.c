@@ -6,11 +6,6 @@
 
 #include <string.h>
 
-/* Until the conv primitive is merged, lg_conv_create may be missing at link
- * time: a weak reference keeps the build working and conv nodes then report
- * LG_UNIMPLEMENTED at compile time. */
-#pragma weak lg_conv_create
-
 static const char where_compile[] = "lg_graph_compile";
 
 static lg_status conv_infer(const lg__value *vals, const lg__node *node, int index, lg_md *out,
@@ -92,14 +87,6 @@ static lg_md any_of(const lg_md *md) {
     return a;
 }
 
-static lg_status create_conv(const lg_conv_params *p, const lg_md *src, const lg_md *wei,
-                             const lg_md *bias, const lg_md *dst, const lg_attr *attr,
-                             lg_kernel **k) {
-    if (!lg_conv_create)
-        return LG_ERROR(LG_UNIMPLEMENTED, "the conv primitive is not part of this build");
-    return lg_conv_create(k, p, src, wei, bias, dst, attr);
-}
-
 /* The layouts the conv kernel picks for src (given, or "any"), weights and
  * dst, without post-ops: mds[0..2] = src, weights, dst. */
 static lg_status query(const lg__graph *ir, int n, const lg_md *src, lg_md *mds) {
@@ -108,17 +95,19 @@ static lg_status query(const lg__graph *ir, int n, const lg_md *src, lg_md *mds)
     if (node->nin > 2) lg__md_plain(&ir->vals[node->in[2]].md, &bias);
     lg_kernel *k = NULL;
     lg_status s =
-        create_conv(&node->p.conv, src, &wei, node->nin > 2 ? &bias : NULL, &dst, NULL, &k);
+        lg_conv_create(&k, &node->p.conv, src, &wei, node->nin > 2 ? &bias : NULL, &dst, NULL);
     if (s != LG_OK) {
         char why[512];
         return lg__error(s, where_compile, "node %d (conv): cannot choose its layouts: %s", n,
                          lg__why(why, sizeof why));
     }
-    lg_kernel_query_md(k, LG_ARG_SRC, &mds[0]);
-    lg_kernel_query_md(k, LG_ARG_WEIGHTS, &mds[1]);
-    lg_kernel_query_md(k, LG_ARG_DST, &mds[2]);
+    static const int args[3] = {LG_ARG_SRC, LG_ARG_WEIGHTS, LG_ARG_DST};
+    for (int i = 0; i < 3; i++) {
+        lg_md md;
+        lg_kernel_query_md(k, args[i], &md);
+        lg__md_canon(&md, &mds[i]); /* not in place: it zeroes its output first */
+    }
     lg_kernel_destroy(k);
-    for (int i = 0; i < 3; i++) lg__md_canon(&mds[i], &mds[i]);
     return LG_OK;
 }
 
@@ -147,23 +136,33 @@ static lg_status conv_create(const lg__graph *ir, const lg__node *node, lg_kerne
     attr.npost = node->npost;
     memcpy(attr.post, node->post, sizeof attr.post);
     const lg_md *bias = node->nin > 2 ? &ir->vals[node->in[2]].md : NULL;
-    return create_conv(&node->p.conv, &ir->vals[node->in[0]].md, &ir->vals[node->in[1]].md, bias,
-                       &ir->vals[node->out].md, &attr, k);
+    return lg_conv_create(k, &node->p.conv, &ir->vals[node->in[0]].md, &ir->vals[node->in[1]].md,
+                          bias, &ir->vals[node->out].md, &attr);
 }
 
-static void conv_describe(const lg__node *node, char *buf, size_t len) {
+/* "k:3x3 stride:1x1 pad:1x1/1x1 groups:1 post:+relu+sum" (spatial dims only). */
+static void conv_describe(const lg__graph *ir, const lg__node *node, char *buf, size_t len) {
     const lg_conv_params *p = &node->p.conv;
-    int n = snprintf(buf, len, "groups:%lld strides:%lld,%lld,%lld pad:%lld,%lld,%lld",
-                     (long long)p->groups, (long long)p->strides[0], (long long)p->strides[1],
-                     (long long)p->strides[2], (long long)p->pad_l[0], (long long)p->pad_l[1],
-                     (long long)p->pad_l[2]);
-    for (int i = 0; i < node->npost && n > 0 && (size_t)n < len; i++) {
+    const lg_md *w = &ir->vals[node->in[1]].md;
+    int sp = ir->vals[node->in[0]].md.ndims - 2;
+    const int64_t *fields[5] = {w->dims + w->ndims - sp, p->strides, p->dilates, p->pad_l,
+                                p->pad_r};
+    static const char *const names[5] = {"k:", " stride:", " dilate:", " pad:", "/"};
+    int n = 0;
+    for (int f = 0; f < 5 && n >= 0 && (size_t)n < len; f++) {
+        bool zero = true;
+        for (int d = 0; d < sp; d++) zero = zero && fields[f][d] == 0;
+        if (f == 2 && zero) continue; /* dense */
+        n += snprintf(buf + n, len - (size_t)n, "%s", names[f]);
+        for (int d = 0; d < sp && n >= 0 && (size_t)n < len; d++)
+            n += snprintf(buf + n, len - (size_t)n, d ? "x%lld" : "%lld", (long long)fields[f][d]);
+    }
+    if (n >= 0 && (size_t)n < len)
+        n += snprintf(buf + n, len - (size_t)n, " groups:%lld", (long long)p->groups);
+    for (int i = 0; i < node->npost && n >= 0 && (size_t)n < len; i++) {
         const lg__post_op *o = &node->post[i];
-        if (o->kind == LG_POST_SUM)
-            n += snprintf(buf + n, len - (size_t)n, "%s+sum", i ? "" : " post:");
-        else
-            n += snprintf(buf + n, len - (size_t)n, "%s+%s",
-                          i ? "" : " post:", lg__eltwise_alg_str(o->alg));
+        n += snprintf(buf + n, len - (size_t)n, "%s+%s", i ? "" : " post:",
+                      o->kind == LG_POST_SUM ? "sum" : lg__eltwise_alg_str(o->alg));
     }
 }
 

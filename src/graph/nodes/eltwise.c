@@ -38,7 +38,8 @@ static lg_status eltwise_create(const lg__graph *ir, const lg__node *node, lg_ke
                              &ir->vals[node->out].md);
 }
 
-static void eltwise_describe(const lg__node *node, char *buf, size_t len) {
+static void eltwise_describe(const lg__graph *ir, const lg__node *node, char *buf, size_t len) {
+    (void)ir;
     snprintf(buf, len, "alg:%s alpha:%g beta:%g", lg__eltwise_alg_str(node->p.eltwise.alg),
              (double)node->p.eltwise.alpha, (double)node->p.eltwise.beta);
 }

@@ -41,7 +41,8 @@ static lg_status reorder_create(const lg__graph *ir, const lg__node *node, lg_ke
     return lg_reorder_create(k, &ir->vals[node->in[0]].md, &ir->vals[node->out].md, NULL);
 }
 
-static void reorder_describe(const lg__node *node, char *buf, size_t len) {
+static void reorder_describe(const lg__graph *ir, const lg__node *node, char *buf, size_t len) {
+    (void)ir;
     char tag[LG_TAG_MAX * 2];
     if (!lg__md_tag_str(&node->p.reorder.dst, tag)) snprintf(tag, sizeof tag, "strided");
     snprintf(buf, len, "to:%s:%s%s", lg_dtype_str(node->p.reorder.dst.dtype), tag,

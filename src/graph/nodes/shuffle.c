@@ -31,7 +31,8 @@ static lg_status shuffle_create(const lg__graph *ir, const lg__node *node, lg_ke
                              node->p.shuffle.group_size);
 }
 
-static void shuffle_describe(const lg__node *node, char *buf, size_t len) {
+static void shuffle_describe(const lg__graph *ir, const lg__node *node, char *buf, size_t len) {
+    (void)ir;
     snprintf(buf, len, "axis:%d group_size:%lld", node->p.shuffle.axis,
              (long long)node->p.shuffle.group_size);
 }

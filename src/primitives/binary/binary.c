@@ -317,6 +317,9 @@ lg_status lg_binary_create(lg_kernel **k, lg_binary_alg alg, const lg_md *src0, 
     if (lg_md_is_any(dst)) {
         lg__md_canon(src0, &pd.dst);
         pd.dst.dtype = dst->dtype;
+        int64_t bytes;
+        if (!lg__mul_ok(lg__md_nelems_padded(&pd.dst), (int64_t)lg_dtype_size(dst->dtype), &bytes))
+            return LG_ERROR(LG_INVALID_ARGUMENT, "dst 'any' in src0's layout: byte size overflows");
     } else {
         lg__md_canon(dst, &pd.dst);
     }

@@ -6,8 +6,9 @@
 int64_t *lg__offtab_new(const lg_md *md, const int64_t *ext, bool bcast) {
     int nd = md->ndims;
     int64_t total = nd;
-    for (int d = 0; d < nd; d++) total += ext[d];
-    int64_t *tab = lg__malloc((size_t)total * sizeof *tab);
+    for (int d = 0; d < nd; d++)
+        if (!lg__add_ok(total, ext[d], &total)) return NULL;
+    int64_t *tab = lg__calloc((size_t)total, sizeof *tab); /* calloc: no size overflow */
     if (!tab) return NULL;
     int64_t idx[LG_MAX_NDIMS] = {0}, at = nd;
     int64_t base = lg__md_off(md, idx);

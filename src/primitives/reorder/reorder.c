@@ -127,6 +127,9 @@ lg_status lg_reorder_create(lg_kernel **k, const lg_md *src, const lg_md *dst,
         /* dst "any": src's layout in dst's type. */
         lg__md_canon(src, &pd.dst);
         pd.dst.dtype = dst->dtype;
+        int64_t bytes;
+        if (!lg__mul_ok(lg__md_nelems_padded(&pd.dst), (int64_t)lg_dtype_size(dst->dtype), &bytes))
+            return LG_ERROR(LG_INVALID_ARGUMENT, "dst 'any' in src's layout: byte size overflows");
     } else {
         lg__md_canon(dst, &pd.dst);
     }

@@ -142,3 +142,66 @@ void lg__shuf_chunk_avx512(const lg__shuf_plan *p, const char *src, char *dst, i
         }
     }
 }
+
+/* Tiles of K sources (shuffle.h): the K source vectors of a tile are loaded
+ * once into registers; window w is pair 0's two-source permute, the other
+ * pairs merged over it under their lane masks (every lane belongs to one
+ * pair, so nothing needs zeroing). Pixels run outermost, so src is read and
+ * dst written in address order. */
+#define DEFINE_TILE(NAME, K, PERM2, MOV, M)                                                        \
+    static void NAME(const lg__shuf_plan *p, const char *src, char *dst, int64_t n, int64_t ps,    \
+                     bool stream) {                                                                \
+        enum { NP = K / 2 };                                                                       \
+        const int64_t esz = p->esz, ts = p->tile_src * esz, is = p->tile_is * esz,                 \
+                      td = p->tile_dst * esz;                                                      \
+        __m512i ix[K * NP];                                                                        \
+        M mk[K * NP];                                                                              \
+        int64_t doff[K];                                                                           \
+        for (int w = 0; w < K; w++) {                                                              \
+            doff[w] = p->win[w].dst_off * esz;                                                     \
+            for (int q = 0; q < NP; q++) {                                                         \
+                ix[w * NP + q] = LOAD512(p->seg[w * NP + q].idx);                                  \
+                mk[w * NP + q] = (M)p->seg[w * NP + q].mask;                                       \
+            }                                                                                      \
+        }                                                                                          \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            for (int64_t t = 0; t < p->ntiles; t++) {                                              \
+                const char *s = src + i * ps + t * ts;                                             \
+                char *d = dst + i * ps + t * td;                                                   \
+                __m512i v[K];                                                                      \
+                for (int j = 0; j < K; j++) v[j] = LOAD512(s + j * is);                            \
+                for (int w = 0; w < K; w++) {                                                      \
+                    __m512i r = PERM2(v[0], ix[w * NP], v[1]);                                     \
+                    for (int q = 1; q < NP; q++)                                                   \
+                        r = MOV(r, mk[w * NP + q], PERM2(v[2 * q], ix[w * NP + q], v[2 * q + 1])); \
+                    if (stream)                                                                    \
+                        STREAM512(d + doff[w], r);                                                 \
+                    else                                                                           \
+                        STORE512(d + doff[w], r);                                                  \
+                }                                                                                  \
+            }                                                                                      \
+    }
+
+DEFINE_TILE(tile_d2, 2, PERM2_D, _mm512_mask_mov_epi32, __mmask16)
+DEFINE_TILE(tile_d4, 4, PERM2_D, _mm512_mask_mov_epi32, __mmask16)
+DEFINE_TILE(tile_d8, 8, PERM2_D, _mm512_mask_mov_epi32, __mmask16)
+DEFINE_TILE(tile_w2, 2, PERM2_W, _mm512_mask_mov_epi16, __mmask32)
+DEFINE_TILE(tile_w4, 4, PERM2_W, _mm512_mask_mov_epi16, __mmask32)
+DEFINE_TILE(tile_w8, 8, PERM2_W, _mm512_mask_mov_epi16, __mmask32)
+
+void lg__shuf_tile_avx512(const lg__shuf_plan *p, const char *src, char *dst, int64_t n,
+                          bool stream) {
+    int64_t ps = p->in_s * p->esz; /* m = 1: one pixel per group */
+    bool w16 = p->vec == LG_SHUF_ZMM_W;
+    switch (p->tile_k) {
+    case 2:
+        (w16 ? tile_w2 : tile_d2)(p, src, dst, n, ps, stream);
+        break;
+    case 4:
+        (w16 ? tile_w4 : tile_d4)(p, src, dst, n, ps, stream);
+        break;
+    default:
+        (w16 ? tile_w8 : tile_d8)(p, src, dst, n, ps, stream);
+        break;
+    }
+}

@@ -237,6 +237,83 @@ static lg_status plan_permute(lg__shuf_plan *p, int64_t R, int64_t g) {
     return LG_OK;
 }
 
+/* Tiles (shuffle.h) for a dense innermost axis under AVX-512 (ZMM_D, ZMM_W),
+ * one pixel per window group. With A = C/G rows and B = G columns, dst
+ * channel u + v * A holds src channel u * B + v. Two shapes:
+ *  - k = B | W and W | A: a tile is k source vectors in a row (W rows of
+ *    the matrix); output window v takes column v of those rows;
+ *  - k = A | W and W | B: a tile is k source vectors B apart (columns
+ *    [t W, t W + W) of every row); its k windows are the W x k block of
+ *    dst those columns make.
+ * The lane tables are built for tile 0 from lg__shuffle_src_channel and
+ * then checked on every tile, so a tile plan is right by construction or
+ * not made. Returns LG_UNIMPLEMENTED when no shape fits (the windows
+ * stay), LG_OUT_OF_MEMORY. */
+static lg_status plan_tiles(lg__shuf_plan *p, int64_t g) {
+    const int64_t C = p->C, W = p->W, A = C / g, B = g;
+    if ((p->vec != LG_SHUF_ZMM_D && p->vec != LG_SHUF_ZMM_W) || p->m != 1 || p->padC != C)
+        return LG_UNIMPLEMENTED;
+    for (int64_t c = 0; c < C; c++)
+        if (p->doff[c] != c) return LG_UNIMPLEMENTED;
+    int64_t k, nt, ts, is, td, jd;
+    if ((B == 2 || B == 4 || B == 8) && A % W == 0)
+        k = B, nt = A / W, ts = k * W, is = W, td = W, jd = A;
+    else if ((A == 2 || A == 4 || A == 8) && B % W == 0)
+        k = A, nt = B / W, ts = W, is = B, td = k * W, jd = W;
+    else
+        return LG_UNIMPLEMENTED;
+    /* Tile 0's lanes: the source (j) and lane each window lane reads. */
+    int8_t src_j[8][32], src_l[8][32];
+    for (int64_t w = 0; w < k; w++)
+        for (int64_t l = 0; l < W; l++) {
+            int64_t cs = lg__shuffle_src_channel(w * jd + l, C, g), j = 0;
+            while (j < k && !(cs >= j * is && cs < j * is + W)) j++;
+            if (j == k) return LG_UNIMPLEMENTED;
+            src_j[w][l] = (int8_t)j;
+            src_l[w][l] = (int8_t)(cs - j * is);
+        }
+    for (int64_t t = 1; t < nt; t++)
+        for (int64_t w = 0; w < k; w++)
+            for (int64_t l = 0; l < W; l++)
+                if (lg__shuffle_src_channel(t * td + w * jd + l, C, g) !=
+                    t * ts + src_j[w][l] * is + src_l[w][l])
+                    return LG_UNIMPLEMENTED;
+    lg__shuf_win *win = lg__calloc((size_t)k, sizeof *win);
+    lg__shuf_seg *seg = lg__aligned_alloc(64, (size_t)(k * k / 2) * sizeof *seg);
+    if (!win || !seg) {
+        lg__free(win);
+        lg__free(seg);
+        return LG_OUT_OF_MEMORY;
+    }
+    memset(seg, 0, (size_t)(k * k / 2) * sizeof *seg);
+    for (int64_t w = 0; w < k; w++) {
+        win[w].dst_off = w * jd;
+        win[w].seg0 = (int32_t)(w * k / 2);
+        win[w].nseg = -(int32_t)(k / 2);
+        for (int64_t l = 0; l < W; l++) {
+            int j = src_j[w][l];
+            lg__shuf_seg *sg = &seg[w * k / 2 + j / 2];
+            sg->src_off = (j & ~1) * is;
+            sg->src_off2 = (j | 1) * is;
+            put_lane(p->vec, p->esz, sg->idx, (int)l, src_l[w][l] + (j & 1) * W, true);
+            sg->mask |= 1ull << l;
+        }
+    }
+    lg__free(p->win);
+    lg__free(p->seg);
+    p->win = win;
+    p->seg = seg;
+    p->nwin = (int)k;
+    p->tile_k = (int)k;
+    p->ntiles = nt;
+    p->tile_src = ts;
+    p->tile_is = is;
+    p->tile_dst = td;
+    p->chunk_fn = lg__shuf_tile_avx512;
+    snprintf(p->impl, sizeof p->impl, "%s:innermost%d:tile%d", lg__isa_name(p->isa), p->W, (int)k);
+    return LG_OK;
+}
+
 void lg__shuffle_plan_free(lg__shuf_plan *p) {
     if (!p) return;
     lg__free(p->doff);
@@ -291,8 +368,8 @@ lg_status lg__shuffle_plan(const lg__shuffle_pd *pd, lg__isa isa, lg__shuf_plan 
         return LG_OK;
     }
     int64_t g = lg__shuffle_group(pd);
-    p->doff = lg__malloc((size_t)p->padC * sizeof *p->doff);
-    p->soff = lg__malloc((size_t)p->C * sizeof *p->soff);
+    p->doff = lg__calloc((size_t)p->padC, sizeof *p->doff); /* calloc: no size overflow */
+    p->soff = lg__calloc((size_t)p->C, sizeof *p->soff);
     if (!p->doff || !p->soff) {
         lg__shuffle_plan_free(p);
         return LG_OUT_OF_MEMORY;
@@ -343,6 +420,10 @@ lg_status lg__shuffle_plan(const lg__shuffle_pd *pd, lg__isa isa, lg__shuf_plan 
         }
         set_units(p, rest, nr > 0 ? nr - 1 : 0);
         st = plan_permute(p, R, g);
+        if (st == LG_OK) {
+            lg_status tst = plan_tiles(p, g);
+            if (tst == LG_OUT_OF_MEMORY) st = tst;
+        }
         if (st == LG_OUT_OF_MEMORY) {
             lg__shuffle_plan_free(p);
             return st;

@@ -133,6 +133,15 @@ struct lg__shuf_plan {
     lg__shuf_seg *seg;
     lg__shuf_chunk_fn chunk_fn;
     char impl[48]; /* "avx512:blocked16", "planes", ... */
+
+    /* PERMUTE tiles (AVX-512; see plan.c): each pixel is C contiguous
+     * elements, a (C/G x G) matrix whose transpose is built from tiles of
+     * k = G or k = C/G (2, 4 or 8) source vectors, each giving k windows.
+     * Tile t reads its sources at t * tile_src + j * tile_is (j < k) and
+     * writes window w at t * tile_dst + win[w].dst_off; seg holds, per
+     * window w, k / 2 pairs (sources 2q, 2q + 1: seg[w * k / 2 + q]). */
+    int tile_k; /* 0: no tiles */
+    int64_t ntiles, tile_src, tile_is, tile_dst;
 };
 
 /* Plan pd for isa (plan.c). Returns LG_OK with *out set (every problem has
@@ -185,5 +194,9 @@ LG_INTERNAL void lg__shuf_chunk_avx2(const lg__shuf_plan *p, const char *src, ch
                                      int64_t ngroups, bool stream);
 LG_INTERNAL void lg__shuf_chunk_avx512(const lg__shuf_plan *p, const char *src, char *dst,
                                        int64_t ngroups, bool stream);
+/* The tiled PERMUTE kernel (ZMM_D and ZMM_W, tile_k > 0): pixel by pixel,
+ * tile by tile, sources loaded once, one two-source permute per pair. */
+LG_INTERNAL void lg__shuf_tile_avx512(const lg__shuf_plan *p, const char *src, char *dst,
+                                      int64_t ngroups, bool stream);
 
 #endif /* LG_PRIMITIVES_SHUFFLE_H */

@@ -1,0 +1,205 @@
+/* --conv: lg_conv_create on benchdnn's problem descriptors, against the
+ * scalar reference lg__conv_ref (padding of blocked outputs included), or
+ * timed against oneDNN's convolution (GFLOP/s as benchdnn counts them).
+ *
+ *   --conv --dir=FWD_B --cfg=f32 --stag=any --wtag=any --dtag=any
+ *          --attr-post-ops=sum:1+relu mb8ic64ih56oc64oh56kh3ph1
+ *
+ * Inputs are small integers (bias in quarter steps), so every partial sum is
+ * exact in f32 whatever the order of accumulation: a path that sums in
+ * another order than the reference must still match it, and the tolerance
+ * (1e-5 relative, against max(|want|, 1)) only absorbs the vector math of
+ * transcendental post-ops. --cfg names the data types (f32, or src/wei/dst
+ * concatenated as benchdnn writes them, e.g. u8s8f32); lgraph's conv takes
+ * f32 only and says so for the others (skipped). */
+#include "conv_desc.h"
+#include "drv_common.h"
+#include "lgb_dnnl.h"
+
+#include "primitives/conv/conv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { K_DIR, K_CFG, K_STAG, K_WTAG, K_DTAG, K_POST, K_MB, K_COUNT };
+
+typedef struct lg_run {
+    lg_kernel *k;
+    int nargs;
+    lg_arg args[4];
+} lg_run;
+
+static void run_lg(void *p) {
+    lg_run *r = p;
+    lg_kernel_execute(r->k, r->nargs, r->args);
+}
+
+/* "f32" (all three) or three type names run together ("u8s8f32"). */
+static bool parse_cfg(const char *s, lg_dtype dt[3]) {
+    static const char *const names[] = {"bf16", "f32", "f16", "s32", "s8", "u8"};
+    if (lgb_parse_dt(s, &dt[0])) {
+        dt[1] = dt[2] = dt[0];
+        return true;
+    }
+    for (int k = 0; k < 3; k++) {
+        size_t i = 0;
+        while (i < sizeof names / sizeof names[0] && strncmp(s, names[i], strlen(names[i]))) i++;
+        if (i == sizeof names / sizeof names[0]) return false;
+        lgb_parse_dt(names[i], &dt[k]);
+        s += strlen(names[i]);
+    }
+    return *s == '\0';
+}
+
+/* The reference into want (which holds dst_old for a sum). */
+static bool reference(const lg_conv_params *p, const lg_md *s, const lg_md *w, const lg_md *b,
+                      const lg_md *d, const lgb_attr_spec *spec, const void *src, const void *wei,
+                      const void *bias, void *want, lgb_result *res) {
+    lg__conv_pd pd;
+    memset(&pd, 0, sizeof pd);
+    pd.src = *s;
+    pd.wei = *w;
+    if (b) pd.bias = *b;
+    pd.dst = *d;
+    pd.has_bias = b != NULL;
+    pd.nsp = s->ndims - 2;
+    pd.groups = p->groups;
+    for (int i = 0; i < pd.nsp; i++) {
+        pd.strides[i] = p->strides[i];
+        pd.dilates[i] = p->dilates[i];
+        pd.pad_l[i] = p->pad_l[i];
+        pd.pad_r[i] = p->pad_r[i];
+    }
+    pd.npost = spec->npost;
+    for (int i = 0; i < spec->npost; i++) {
+        const lgb_post *q = &spec->post[i];
+        pd.post[i].kind = q->kind == LGB_POST_SUM ? LG_POST_SUM : LG_POST_ELTWISE;
+        pd.post[i].scale = q->scale;
+        pd.post[i].alg = q->alg;
+        pd.post[i].alpha = q->alpha;
+        pd.post[i].beta = q->beta;
+    }
+    lg__conv_tabs t;
+    if (lg__conv_tabs_init(&pd, &t) != LG_OK) {
+        lgb_set(res, LGB_FAILED, "out of memory (reference tables)");
+        return false;
+    }
+    lg__conv_ref(&pd, &t, src, wei, bias, want);
+    lg__conv_tabs_free(&t);
+    return true;
+}
+
+static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
+    lgb_conv_desc cd;
+    char err[200];
+    if (!lgb_conv_desc_parse(job->desc, &cd, err, sizeof err)) {
+        lgb_set(res, LGB_FAILED, "bad problem: %s", err);
+        return;
+    }
+    long long mb = atoll(job->vals[K_MB]);
+    if (mb > 0) cd.mb = mb;
+    lg_prop prop;
+    bool with_bias;
+    lg_dtype dt[3];
+    if (!lgb_parse_dir(job->vals[K_DIR], &prop, &with_bias) || !parse_cfg(job->vals[K_CFG], dt)) {
+        lgb_set(res, LGB_FAILED, "bad --dir or --cfg");
+        return;
+    }
+    if (prop != LG_FORWARD) {
+        lgb_set(res, LGB_SKIPPED, "lgraph's conv is forward only");
+        return;
+    }
+    lg_conv_params p;
+    int64_t sdims[5], wdims[6], ddims[5];
+    int wnd;
+    if (!lgb_conv_desc_lg(&cd, &p, sdims, wdims, &wnd, ddims, err, sizeof err)) {
+        lgb_set(res, LGB_SKIPPED, "%s", err);
+        return;
+    }
+    lgb_attr_spec spec;
+    lg_md s, w, b, d;
+    int64_t oc = cd.oc;
+    if (!lgb_attr_parse("", "", job->vals[K_POST], &spec, res) ||
+        !lgb_md(&s, cd.ndims, sdims, dt[0], job->vals[K_STAG], "src", res) ||
+        !lgb_md(&w, wnd, wdims, dt[1], job->vals[K_WTAG], "weights", res) ||
+        !lgb_md(&b, 1, &oc, LG_F32, "a", "bias", res) ||
+        !lgb_md(&d, cd.ndims, ddims, dt[2], job->vals[K_DTAG], "dst", res))
+        return;
+    lgb_attr_bufs ab;
+    lg_run r = {0};
+    void *src = NULL, *wei = NULL, *bias = NULL, *dst = NULL, *want = NULL;
+    lgb_dnnl *dn = NULL;
+    lg_md sq, wq, dq; /* the layouts the kernel chose for "any" */
+    if (!lgb_attr_build(&spec, &s, &d, &ab, res)) goto done;
+    if (!lgb_created(lg_conv_create(&r.k, &p, &s, &w, with_bias ? &b : NULL, &d, ab.attr),
+                     "lg_conv_create", res))
+        goto done;
+    snprintf(res->impl, sizeof res->impl, "%s", lg_kernel_impl(r.k));
+    if (lg_kernel_query_md(r.k, LG_ARG_SRC, &sq) != LG_OK ||
+        lg_kernel_query_md(r.k, LG_ARG_WEIGHTS, &wq) != LG_OK ||
+        lg_kernel_query_md(r.k, LG_ARG_DST, &dq) != LG_OK) {
+        lgb_set(res, LGB_FAILED, "lg_kernel_query_md: %s", lg_last_error());
+        goto done;
+    }
+    src = lgb_buf_alloc(&sq);
+    wei = lgb_buf_alloc(&wq);
+    bias = lgb_buf_alloc(&b);
+    dst = lgb_buf_alloc(&dq);
+    want = lgb_buf_alloc(&dq);
+    if (!src || !wei || !bias || !dst || !want) {
+        lgb_set(res, LGB_FAILED, "out of memory");
+        goto done;
+    }
+    lgb_rng rng = lgb_rng_seed(job->repro);
+    lgb_buf_fill(&sq, src, &rng, -3.5f, 4.5f, true);
+    lgb_buf_fill(&wq, wei, &rng, -3.5f, 4.5f, true);
+    lgb_buf_fill(&b, bias, &rng, -40, 40, true);
+    for (int64_t i = 0; i < oc; i++) ((float *)bias)[i] *= 0.25f;
+    lgb_buf_fill(&dq, dst, &rng, -20, 20, true); /* dst_old, for a sum */
+    r.args[0] = (lg_arg){LG_ARG_SRC, src};
+    r.args[1] = (lg_arg){LG_ARG_WEIGHTS, wei};
+    r.args[2] = (lg_arg){LG_ARG_DST, dst};
+    r.nargs = 3;
+    if (with_bias) r.args[r.nargs++] = (lg_arg){LG_ARG_BIAS, bias};
+    res->status = LGB_PASSED;
+    bool has_sum = false;
+    for (int i = 0; i < spec.npost; i++) has_sum = has_sum || spec.post[i].kind == LGB_POST_SUM;
+    if (ctx->mode.correctness) {
+        memcpy(want, dst, lg_md_size(&dq));
+        if (!reference(&p, &sq, &wq, with_bias ? &b : NULL, &dq, &spec, src, wei,
+                       with_bias ? bias : NULL, want, res))
+            goto done;
+        if (!has_sum) lgb_buf_poison(&dq, dst);
+        if (lgb_execute(r.k, r.nargs, r.args, res)) {
+            lgb_inject_fault(ctx->fault, &dq, dst);
+            bool ok = lgb_check_padding(&dq, dst, "dst", res->msg, sizeof res->msg) &&
+                      lgb_compare_rel(&dq, dst, want, 1e-5, 1.0, "dst", res->msg, sizeof res->msg);
+            res->status = ok ? LGB_PASSED : LGB_FAILED;
+        }
+    }
+    if (ctx->mode.performance && res->status == LGB_PASSED) {
+        /* oneDNN gets the layouts as asked: "any" lets it choose its own. */
+        dn = lgb_dnnl_conv(&p, &s, &w, with_bias ? &b : NULL, &d, &spec, src, wei, bias, NULL,
+                           res->msg, sizeof res->msg);
+        lgb_perf(ctx, run_lg, &r, dn ? lgb_dnnl_run : NULL, dn, res);
+        if (dn) snprintf(res->dnnl_impl, sizeof res->dnnl_impl, "%s", lgb_dnnl_impl(dn));
+        res->flops = lgb_conv_desc_flops(&cd);
+    }
+done:
+    lgb_dnnl_destroy(dn);
+    lg_kernel_destroy(r.k);
+    lgb_attr_free(&ab);
+    free(src);
+    free(wei);
+    free(bias);
+    free(dst);
+    free(want);
+}
+
+const lgb_driver lgb_drv_conv = {
+    "conv",
+    K_COUNT,
+    {"dir", "cfg", "stag", "wtag", "dtag", "attr-post-ops", "mb"},
+    {"FWD_B", "f32", "any", "any", "any", "", "0"},
+    run,
+};
