@@ -68,8 +68,8 @@ int main(void) {
         size_t elems = (size_t)(cs[p] * 14 * 14);
         for (int r = 0; r < RUNS; r++) {
             job *j = &jobs[p][r];
-            *j = (job){names[p], r, malloc(elems * 4), malloc(elems * 4), malloc(elems * 4),
-                       elems, &pending, &failures};
+            *j = (job){names[p],          r,     malloc(elems * 4), malloc(elems * 4),
+                       malloc(elems * 4), elems, &pending,          &failures};
             if (!j->x || !j->y || !j->want) return 1;
             sample_fill(j->x, elems, (uint32_t)(100 * p + r), 1.0f);
             lg_binding in = {"x", j->x}, want = {"y", j->want};

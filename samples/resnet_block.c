@@ -19,8 +19,8 @@ static lg_value conv(lg_graph *g, lg_value src, int64_t ic, int64_t oc, int64_t 
     int64_t wd[4] = {oc, ic, k, k}, bd[1] = {oc};
     lg_value w = sample_constant(g, wname, 4, wd, "oihw", (uint32_t)(2 * id), ic * k * k);
     lg_value b = sample_constant(g, bname, 1, bd, "a", (uint32_t)(2 * id + 1), 1);
-    lg_conv_params p = {.strides = {1, 1}, .pad_l = {k / 2, k / 2}, .pad_r = {k / 2, k / 2},
-                        .groups = 1};
+    lg_conv_params p = {
+        .strides = {1, 1}, .pad_l = {k / 2, k / 2}, .pad_r = {k / 2, k / 2}, .groups = 1};
     lg_value y;
     sample_check(lg_graph_add_conv(g, src, w, b, &p, &y), wname);
     if (relu) sample_check(lg_graph_add_eltwise(g, y, LG_ELTWISE_RELU, 0, 0, &y), "relu");

@@ -38,8 +38,9 @@ static inline void sample_fill(float *x, size_t n, uint32_t seed, float scale) {
 
 /* A constant of the given dims in plain layout (tag), filled with seeded
  * values scaled by 1/sqrt(fan_in) so activations stay of order one. */
-static inline lg_value sample_constant(lg_graph *g, const char *name, int ndims, const int64_t *dims,
-                                const char *tag, uint32_t seed, int64_t fan_in) {
+static inline lg_value sample_constant(lg_graph *g, const char *name, int ndims,
+                                       const int64_t *dims, const char *tag, uint32_t seed,
+                                       int64_t fan_in) {
     lg_md md;
     sample_check(lg_md_init_tag(&md, ndims, dims, LG_F32, tag), name);
     size_t n = lg_md_size(&md) / sizeof(float);
@@ -67,8 +68,8 @@ static inline int sample_cmp_double(const void *a, const void *b) {
  * x (bound as "x"; the output is "y"), print a table row per strategy, write
  * <prefix>_<strategy>.dot, and check the outputs agree to 1e-4 relative.
  * Returns 0 when they agree. */
-static inline int sample_report(const lg_graph *g, const char *prefix, const float *x, size_t y_elems,
-                         int iters) {
+static inline int sample_report(const lg_graph *g, const char *prefix, const float *x,
+                                size_t y_elems, int iters) {
     static const char *names[3] = {"none", "greedy", "optimal"};
     float *y[3] = {NULL, NULL, NULL};
     printf("%-8s %9s %14s %6s %12s %9s %11s %10s\n", "strategy", "reorders", "reorder bytes",
@@ -95,8 +96,8 @@ static inline int sample_report(const lg_graph *g, const char *prefix, const flo
         lg_plan_stats st;
         sample_check(lg_plan_stats_get(plan, &st), "lg_plan_stats_get");
         printf("%-8s %9d %14" PRId64 " %6d %12" PRId64 " %9d %11.2f %10.3f\n", names[s],
-               st.runtime_reorders, st.reorder_bytes, st.steps, st.arena_bytes,
-               st.folded_reorders, st.compile_ms, t[n / 2]);
+               st.runtime_reorders, st.reorder_bytes, st.steps, st.arena_bytes, st.folded_reorders,
+               st.compile_ms, t[n / 2]);
         char path[256];
         snprintf(path, sizeof path, "%s_%s.dot", prefix, names[s]);
         FILE *f = fopen(path, "w");

@@ -15,10 +15,13 @@ static bool lossless(lg_dtype from, lg_dtype to) {
     if (from == to) return true;
     switch (from) {
     case LG_S8:
-    case LG_U8: return to == LG_F32 || to == LG_S32 || to == LG_F16 || to == LG_BF16;
+    case LG_U8:
+        return to == LG_F32 || to == LG_S32 || to == LG_F16 || to == LG_BF16;
     case LG_F16:
-    case LG_BF16: return to == LG_F32;
-    default: return false;
+    case LG_BF16:
+        return to == LG_F32;
+    default:
+        return false;
     }
 }
 
@@ -61,12 +64,14 @@ lg_status lg__pass_eliminate_reorders(lg__graph *ir) {
             lg_md_equal(&ir->vals[a].md, &ir->vals[c].md)) {
             replace_uses(ir, c, a); /* A -> B -> A: read A */
             lg__ir_sched_remove(ir, r2);
-            if (lg__verbose()) lg__verbose_printf("lgraph: eliminate_reorders: inverse pair %d, %d cancelled\n", r1,
-                               r2);
+            if (lg__verbose())
+                lg__verbose_printf("lgraph: eliminate_reorders: inverse pair %d, %d cancelled\n",
+                                   r1, r2);
         } else {
             ir->nodes[r2].in[0] = a; /* A -> C in one step */
             ir->nodes[r2].in_md[0] = ir->vals[a].md;
-            if (lg__verbose()) lg__verbose_printf("lgraph: eliminate_reorders: chain %d, %d merged\n", r1, r2);
+            if (lg__verbose())
+                lg__verbose_printf("lgraph: eliminate_reorders: chain %d, %d merged\n", r1, r2);
         }
         LG_CHECK(drop_if_unused(ir, r1));
         i = -1; /* positions moved: start over (graphs are small) */

@@ -34,8 +34,9 @@ lg_status lg__pass_eliminate_shuffles(lg__graph *ir) {
         lg__ir_sched_remove(ir, s2);
         lg__ir_count_uses(ir, uses);
         if (uses[w] == 0) lg__ir_sched_remove(ir, s1);
-        if (lg__verbose()) lg__verbose_printf("lgraph: eliminate_shuffles: shuffles %d, %d are the identity\n", s1,
-                           s2);
+        if (lg__verbose())
+            lg__verbose_printf("lgraph: eliminate_shuffles: shuffles %d, %d are the identity\n", s1,
+                               s2);
         i = -1; /* positions moved: start over (graphs are small) */
     }
     lg__free(uses);

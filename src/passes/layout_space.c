@@ -256,7 +256,8 @@ static lg_status value_factors(const lg__graph *ir, lg__layout_space *s, const i
                 if (node->in[j] == v) full |= layout_index(ls, &nl, &var->cfg[c].in[j]) < 0;
     }
     for (int o = 0; o < ir->nouts; o++)
-        if (ir->outs[o].v == v && !s->out_any[o]) full |= layout_index(ls, &nl, &ir->outs[o].md) < 0;
+        if (ir->outs[o].v == v && !s->out_any[o])
+            full |= layout_index(ls, &nl, &ir->outs[o].md) < 0;
     lg_status st = LG_OK;
     if (full) {
         s->too_large = true;
@@ -421,7 +422,8 @@ lg_status lg__layout_space_build(lg__graph *ir, lg__layout_space *s) {
         st = LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "out of memory");
     for (int i = 0; st == LG_OK && i < ir->nnodes; i++) var_of_node[i] = -1;
     for (int i = 0; st == LG_OK && i < ir->nvals; i++) var_of_input[i] = -1;
-    for (int o = 0; st == LG_OK && o < ir->nouts; o++) s->out_any[o] = lg_md_is_any(&ir->outs[o].md);
+    for (int o = 0; st == LG_OK && o < ir->nouts; o++)
+        s->out_any[o] = lg_md_is_any(&ir->outs[o].md);
     if (st == LG_OK) st = build_vars(ir, s, var_of_node, var_of_input);
     /* Unary factors: the cost of running each node in each configuration. */
     for (int i = 0; st == LG_OK && i < s->nvars; i++) {

@@ -32,18 +32,18 @@ typedef struct lg__layout_cfg {
 } lg__layout_cfg;
 
 typedef struct lg__layout_var {
-    int node;         /* scheduled node index, or -1 for an "any" input */
-    lg_value value;   /* the node's result or the input */
-    int ncfg;         /* candidates (>= 1) */
+    int node;       /* scheduled node index, or -1 for an "any" input */
+    lg_value value; /* the node's result or the input */
+    int ncfg;       /* candidates (>= 1) */
     lg__layout_cfg *cfg;
 } lg__layout_var;
 
 typedef struct lg__layout_space {
-    int nvars;                  /* the layout variables (vars[]) */
+    int nvars; /* the layout variables (vars[]) */
     lg__layout_var *vars;
-    int naux;                   /* binary auxiliaries after them (see layout_space.c) */
-    int *ncand;                 /* nvars + naux entries, for the solver */
-    int *start;                 /* GREEDY's assignment of all nvars + naux */
+    int naux;   /* binary auxiliaries after them (see layout_space.c) */
+    int *ncand; /* nvars + naux entries, for the solver */
+    int *start; /* GREEDY's assignment of all nvars + naux */
     int nfactors, capfactors;
     lg__solver_factor *factors; /* tables owned by the space */
     bool *out_any;              /* outputs wanted as "any" (resolved by apply) */

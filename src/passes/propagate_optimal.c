@@ -18,11 +18,14 @@ lg_status lg__propagate_optimal(lg__graph *ir) {
     lg_status st = LG_OK;
     if (!choice) st = LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "out of memory");
     if (st == LG_OK && s.too_large) {
-        if (lg__verbose()) lg__verbose_printf("lgraph: optimal: %s; using the greedy assignment\n", s.why);
+        if (lg__verbose())
+            lg__verbose_printf("lgraph: optimal: %s; using the greedy assignment\n", s.why);
         lg__layout_space_apply(ir, &s, s.start); /* all GREEDY */
         ir->exact = false;
     } else if (st == LG_OK) {
-        lg__solver_problem p = {.nvars = s.nvars + s.naux, .ncand = s.ncand, .nfactors = s.nfactors,
+        lg__solver_problem p = {.nvars = s.nvars + s.naux,
+                                .ncand = s.ncand,
+                                .nfactors = s.nfactors,
                                 .factors = s.factors};
         lg__solver_limits lim;
         lg__solver_limits_init(&lim);
@@ -32,8 +35,9 @@ lg_status lg__propagate_optimal(lg__graph *ir) {
         if (st == LG_OK) {
             lg__layout_space_apply(ir, &s, choice);
             ir->exact = r.exact;
-            if (lg__verbose()) lg__verbose_printf("lgraph: optimal: %d variables, cost %.6g, %s (%s)\n", s.nvars,
-                               r.cost, r.exact ? "exact" : "not proven exact", r.method);
+            if (lg__verbose())
+                lg__verbose_printf("lgraph: optimal: %d variables, cost %.6g, %s (%s)\n", s.nvars,
+                                   r.cost, r.exact ? "exact" : "not proven exact", r.method);
         }
     }
     lg__free(choice);

@@ -20,12 +20,11 @@
 
 #define MAXV 24
 
-
 typedef struct gen {
     lg_graph *g;
     lg_value vals[MAXV];
-    int64_t ch[MAXV];     /* channels of each value */
-    int src[MAXV][2];     /* the generated values each value reads (-1: none) */
+    int64_t ch[MAXV]; /* channels of each value */
+    int src[MAXV][2]; /* the generated values each value reads (-1: none) */
     int nv, nnodes, nconst;
 } gen;
 
@@ -73,8 +72,8 @@ static void generate(gen *G, lg_rng *r, int nodes) {
         case 0: { /* conv, sometimes changing the channel count */
             int64_t k = lg_rng_next(r) % 2 ? 3 : 1;
             oc = lg_rng_next(r) % 3 == 0 ? 24 : 16;
-            lg_conv_params p = {.strides = {1, 1}, .pad_l = {k / 2, k / 2},
-                                .pad_r = {k / 2, k / 2}, .groups = 1};
+            lg_conv_params p = {
+                .strides = {1, 1}, .pad_l = {k / 2, k / 2}, .pad_r = {k / 2, k / 2}, .groups = 1};
             s = lg_graph_add_conv(G->g, src, weights(G, r, oc, c, k), LG_NO_VALUE, &p, &out);
             break;
         }
@@ -98,8 +97,7 @@ static void generate(gen *G, lg_rng *r, int nodes) {
         default: { /* an explicit reorder to nhwc or nChw8c */
             int64_t d[4] = {1, c, 5, 5};
             lg_md md;
-            cr_assert_eq(lg_md_init_tag(&md, 4, d, LG_F32,
-                                        lg_rng_next(r) % 2 ? "nhwc" : "nChw8c"),
+            cr_assert_eq(lg_md_init_tag(&md, 4, d, LG_F32, lg_rng_next(r) % 2 ? "nhwc" : "nChw8c"),
                          LG_OK);
             s = lg_graph_add_reorder(G->g, src, &md, NULL, &out);
         }
@@ -123,9 +121,9 @@ static void generate(gen *G, lg_rng *r, int nodes) {
         if (read[v] && lg_rng_next(r) % 6 != 0) continue;
         char name[16];
         snprintf(name, sizeof name, "y%d", nouts++);
-        cr_assert_eq(lg_graph_add_output(G->g, G->vals[v], name,
-                                         lg_rng_next(r) % 2 ? "nchw" : "any"),
-                     LG_OK, "%s", lg_last_error());
+        cr_assert_eq(
+            lg_graph_add_output(G->g, G->vals[v], name, lg_rng_next(r) % 2 ? "nchw" : "any"), LG_OK,
+            "%s", lg_last_error());
     }
 }
 
