@@ -1,22 +1,26 @@
 /* lg_graph_compile: the compile pipeline, its order written once here.
  *
- *  1. infer_shapes      re-check every node's shapes; reject graphs with no
- *                       outputs or with values that reach no output.
- *  2. propagate_layouts the strategy (NONE, GREEDY, OPTIMAL) gives every
- *                       value a concrete layout and every node input the
- *                       layout it is read in; the model cost is recorded.
- *  3. insert_reorders   one reorder per (value, layout) wherever a reader or
- *                       an output needs a layout the value does not have,
- *                       shared by all such readers; copies so that every
- *                       output has a value of its own.
- *  4. fold_constants    reorders of constants run now, once (weights).
- *  5. fuse              eltwise chains and a residual add into the producing
- *                       conv's post-ops.
- *  6. plan_memory       liveness-based reuse of one arena, in place where
- *                       safe.
- *  7. create_kernels    every step's kernel, through the kernel cache.
+ *  1. infer_shapes       re-check every node's shapes; reject graphs with no
+ *                        outputs or with values that reach no output.
+ *  2. eliminate_shuffles a shuffle by G then by C/G on the same axis is the
+ *                        identity: both go (eliminate_shuffles.c).
+ *  3. propagate_layouts  the strategy (NONE, GREEDY, OPTIMAL) gives every
+ *                        value a concrete layout and every node input the
+ *                        layout it is read in; the model cost is recorded.
+ *  4. insert_reorders    one reorder per (value, layout) wherever a reader or
+ *                        an output needs a layout the value does not have,
+ *                        shared by all such readers; copies so that every
+ *                        output has a value of its own.
+ *  5. eliminate_reorders inverse pairs (A->B->A) cancel, chains (A->B->C)
+ *                        merge into one reorder (eliminate_reorders.c).
+ *  6. fold_constants     reorders of constants run now, once (weights).
+ *  7. fuse               eltwise chains and a residual add into the
+ *                        producing conv's post-ops.
+ *  8. plan_memory        liveness-based reuse of one arena, in place where
+ *                        safe.
+ *  9. create_kernels     every step's kernel, through the kernel cache.
  * Then the plan is built (src/graph/plan_build.c): an immutable array of
- * steps. Passes 4, 5 and 6 are optional and may be skipped by name through
+ * steps. Passes 2, 5, 6, 7 and 8 are optional and may be skipped by name through
  * lg_compile_options.disable_passes or LG_DISABLE_PASSES ("fold_constants,
  * fuse"); results stay correct (the skipped work happens at run time, or
  * memory is not reused). lg_compile_options.fuse = false skips "fuse". */
@@ -32,8 +36,10 @@ static const struct {
     bool optional;
 } pipeline[] = {
     {"infer_shapes", lg__pass_infer_shapes, false},
+    {"eliminate_shuffles", lg__pass_eliminate_shuffles, true},
     {"propagate_layouts", lg__pass_propagate_layouts, false},
     {"insert_reorders", lg__pass_insert_reorders, false},
+    {"eliminate_reorders", lg__pass_eliminate_reorders, true},
     {"fold_constants", lg__pass_fold_constants, true},
     {"fuse", lg__pass_fuse, true},
     {"plan_memory", lg__pass_plan_memory, true},
@@ -62,7 +68,8 @@ static lg_status parse_disabled(const char *list, const char *origin, bool *off)
             i++;
         if (i == NPASSES)
             return LG_ERROR(LG_INVALID_ARGUMENT,
-                            "%s: unknown pass '%.*s' (optional passes: fold_constants, fuse, "
+                            "%s: unknown pass '%.*s' (optional passes: eliminate_shuffles, "
+                            "eliminate_reorders, fold_constants, fuse, "
                             "plan_memory)",
                             origin, (int)n, s);
         if (!pipeline[i].optional)

@@ -11,6 +11,8 @@ typedef lg_status (*lg__pass_fn)(lg__graph *ir);
 LG_INTERNAL lg_status lg__pass_infer_shapes(lg__graph *ir);
 LG_INTERNAL lg_status lg__pass_propagate_layouts(lg__graph *ir);
 LG_INTERNAL lg_status lg__pass_insert_reorders(lg__graph *ir);
+LG_INTERNAL lg_status lg__pass_eliminate_shuffles(lg__graph *ir);
+LG_INTERNAL lg_status lg__pass_eliminate_reorders(lg__graph *ir);
 LG_INTERNAL lg_status lg__pass_fold_constants(lg__graph *ir);
 LG_INTERNAL lg_status lg__pass_fuse(lg__graph *ir);
 LG_INTERNAL lg_status lg__pass_plan_memory(lg__graph *ir);

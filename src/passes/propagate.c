@@ -6,9 +6,7 @@
  * dense row-major layout of their dims ("abcd..."); an "any" input becomes
  * that layout; an input or constant given in another layout is reordered
  * where it is read; an explicit reorder node produces exactly its md (and
- * is read back in plain). GREEDY: propagate_greedy.c. OPTIMAL: for now the
- * greedy assignment with ir->exact = false; the exact solver replaces the
- * table entry. */
+ * is read back in plain). GREEDY: propagate_greedy.c. OPTIMAL: propagate_optimal.c. */
 #include "passes/cost_model.h"
 #include "passes/passes.h"
 
@@ -36,12 +34,6 @@ lg_status lg__propagate_none(lg__graph *ir) {
         LG_CHECK(lg__node_ops_of(ir->nodes[n].kind)->layout_none(ir, n));
     }
     resolve_any_outputs(ir);
-    ir->exact = false;
-    return LG_OK;
-}
-
-lg_status lg__propagate_optimal(lg__graph *ir) {
-    LG_CHECK(lg__propagate_greedy(ir));
     ir->exact = false;
     return LG_OK;
 }

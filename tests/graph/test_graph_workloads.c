@@ -138,7 +138,8 @@ static tensor reference(const workload *w, const tensor *x) {
 }
 
 static const lg_strategy strategies[] = {LG_STRATEGY_NONE, LG_STRATEGY_GREEDY, LG_STRATEGY_OPTIMAL};
-static const char *const disables[] = {NULL, "fuse", "fold_constants", "plan_memory"};
+static const char *const disables[] = {NULL, "fuse", "fold_constants", "plan_memory",
+                                       "eliminate_reorders,eliminate_shuffles"};
 
 /* Every strategy, pass set and ISA cap on one input. */
 static void check_workload(int which, int64_t n, int64_t s, const char *in_tag, bool swap) {

@@ -1,0 +1,476 @@
+/* The OPTIMAL strategy's search space and its factor problem (see
+ * layout_space.h for the model). */
+#include "passes/layout_space.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "passes/cost_model.h"
+#include "passes/passes.h"
+#include "primitives/cpu.h"
+
+/* Caps that keep the factor tables small: a value read by more nodes than a
+ * factor may hold, or whose table would exceed this, sends the strategy to
+ * its fallback. */
+#define MAX_FACTOR_ENTRIES (1 << 16)
+/* Most candidates of one variable (conv: 5 layout pairs, plus GREEDY's and
+ * NONE's; binary with a broadcast src1: 3 x 3). */
+#define MAX_CFG 16
+
+/* ---- snapshot of the layout state, so GREEDY and NONE can be replayed ---- */
+
+typedef struct snapshot {
+    lg_md *vals, *outs, *in; /* in: LG_NODE_MAX_IN per node */
+} snapshot;
+
+static lg_status snap_take(const lg__graph *ir, snapshot *s) {
+    s->vals = lg__malloc((size_t)ir->nvals * sizeof(lg_md) + 1);
+    s->outs = lg__malloc((size_t)ir->nouts * sizeof(lg_md) + 1);
+    s->in = lg__malloc((size_t)ir->nnodes * LG_NODE_MAX_IN * sizeof(lg_md) + 1);
+    if (!s->vals || !s->outs || !s->in) return LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "out of memory");
+    for (int v = 0; v < ir->nvals; v++) s->vals[v] = ir->vals[v].md;
+    for (int o = 0; o < ir->nouts; o++) s->outs[o] = ir->outs[o].md;
+    for (int n = 0; n < ir->nnodes; n++)
+        memcpy(&s->in[n * LG_NODE_MAX_IN], ir->nodes[n].in_md, sizeof ir->nodes[n].in_md);
+    return LG_OK;
+}
+
+static void snap_restore(lg__graph *ir, const snapshot *s) {
+    for (int v = 0; v < ir->nvals; v++) ir->vals[v].md = s->vals[v];
+    for (int o = 0; o < ir->nouts; o++) ir->outs[o].md = s->outs[o];
+    for (int n = 0; n < ir->nnodes; n++)
+        memcpy(ir->nodes[n].in_md, &s->in[n * LG_NODE_MAX_IN], sizeof ir->nodes[n].in_md);
+}
+
+static void snap_free(snapshot *s) {
+    lg__free(s->vals);
+    lg__free(s->outs);
+    lg__free(s->in);
+}
+
+/* ---- candidates ---- */
+
+/* The layouts a tensor of shape's dims may take: plain, channels-last and
+ * channel-blocked (block 16 with AVX-512, else 8) for 3D-5D tensors with more
+ * than one channel; plain otherwise. Returns the count. */
+static int layouts_of(const lg_md *shape, lg_md out[3]) {
+    lg__md_plain(shape, &out[0]);
+    int nd = shape->ndims;
+    if (nd < 3 || nd > 5 || shape->dims[1] < 2) return 1;
+    static const char *last[] = {"acb", "acdb", "acdeb"};
+    static const char *blk[] = {"aBc%db", "aBcd%db", "aBcde%db"};
+    char tag[32];
+    snprintf(tag, sizeof tag, blk[nd - 3], lg__cpu_isa() >= LG_ISA_AVX512 ? 16 : 8);
+    int k = 1;
+    lg_md md;
+    if (lg_md_init_tag(&md, nd, shape->dims, shape->dtype, last[nd - 3]) == LG_OK)
+        lg__md_canon(&md, &out[k++]);
+    if (lg_md_init_tag(&md, nd, shape->dims, shape->dtype, tag) == LG_OK)
+        lg__md_canon(&md, &out[k++]);
+    return k;
+}
+
+static bool cfg_equal(const lg__layout_cfg *a, const lg__layout_cfg *b, int nin) {
+    for (int i = 0; i < nin; i++)
+        if (!lg_md_equal(&a->in[i], &b->in[i])) return false;
+    return lg_md_equal(&a->out, &b->out);
+}
+
+/* Append c to var unless an equal candidate is there already. */
+static void cfg_add(lg__layout_var *var, int nin, const lg__layout_cfg *c) {
+    for (int i = 0; i < var->ncfg; i++)
+        if (cfg_equal(&var->cfg[i], c, nin)) return;
+    if (var->ncfg < MAX_CFG) var->cfg[var->ncfg++] = *c;
+}
+
+/* The configuration ir currently gives variable var (after a strategy ran). */
+static void cfg_current(const lg__graph *ir, const lg__layout_var *var, lg__layout_cfg *c) {
+    memset(c, 0, sizeof *c);
+    if (var->node >= 0) {
+        const lg__node *node = &ir->nodes[var->node];
+        memcpy(c->in, node->in_md, sizeof c->in);
+    }
+    c->out = ir->vals[var->value].md;
+}
+
+/* Conv: src and dst in the same layout (plain, channels-last, blocked), or
+ * plain src into any dst, each when the kernel accepts it, with the weights
+ * layout it picks for that pair and a plain bias. A failed probe is not an
+ * error (the pair is simply not a candidate). */
+static void conv_cfgs(const lg__graph *ir, lg__layout_var *var) {
+    const lg__node *node = &ir->nodes[var->node];
+    const lg_md *src = &ir->vals[node->in[0]].md, *dst = &ir->vals[node->out].md;
+    lg_md ls[3], ld[3], bias, wei;
+    int ns = layouts_of(src, ls), nd = layouts_of(dst, ld);
+    lg__md_plain(&ir->vals[node->in[1]].md, &wei);
+    wei.format_kind = LG_FMT_ANY;
+    if (node->nin > 2) lg__md_plain(&ir->vals[node->in[2]].md, &bias);
+    for (int a = 0; a < ns; a++)
+        for (int b = 0; b < nd; b++) {
+            /* src and dst in one layout family, or a plain src into any dst
+             * (a first layer reading nchw directly). */
+            if (a != b && a != 0) continue;
+            lg_kernel *k = NULL;
+            if (lg_conv_create(&k, &node->p.conv, &ls[a], &wei, node->nin > 2 ? &bias : NULL,
+                               &ld[b], NULL) != LG_OK)
+                continue;
+            lg__layout_cfg c;
+            memset(&c, 0, sizeof c);
+            c.in[0] = ls[a];
+            lg_kernel_query_md(k, LG_ARG_WEIGHTS, &c.in[1]);
+            lg__md_canon(&c.in[1], &c.in[1]);
+            if (node->nin > 2) c.in[2] = bias;
+            c.out = ld[b];
+            lg_kernel_destroy(k);
+            cfg_add(var, node->nin, &c);
+        }
+}
+
+/* Memory-bound nodes: the result and every same-shaped input in one layout;
+ * a broadcast input of binary in any of its own layouts. */
+static void memory_cfgs(const lg__graph *ir, lg__layout_var *var) {
+    const lg__node *node = &ir->nodes[var->node];
+    const lg_md *out = &ir->vals[node->out].md;
+    lg_md lo[3];
+    int no = layouts_of(out, lo);
+    for (int a = 0; a < no; a++) {
+        lg__layout_cfg c;
+        memset(&c, 0, sizeof c);
+        c.out = lo[a];
+        if (node->kind == LG_NODE_REORDER) { /* its result is fixed; it reads any layout */
+            lg_md li[3];
+            int ni = layouts_of(&ir->vals[node->in[0]].md, li);
+            c.out = var->cfg[0].out;
+            for (int i = 0; i < ni; i++) {
+                c.in[0] = li[i];
+                cfg_add(var, 1, &c);
+            }
+            return;
+        }
+        lg__md_like(&lo[a], &ir->vals[node->in[0]].md, &c.in[0]);
+        if (node->nin < 2) {
+            cfg_add(var, node->nin, &c);
+            continue;
+        }
+        const lg_md *b = &ir->vals[node->in[1]].md;
+        lg_md lb[3];
+        int nb = 1;
+        lg__md_like(&lo[a], b, &lb[0]);
+        for (int d = 0; d < b->ndims; d++)
+            if (b->dims[d] != out->dims[d]) nb = layouts_of(b, lb); /* broadcast */
+        for (int i = 0; i < nb; i++) {
+            c.in[1] = lb[i];
+            cfg_add(var, node->nin, &c);
+        }
+    }
+}
+
+/* ---- the factor problem ---- */
+
+/* Most distinct layouts one value is considered in (stored or read). */
+#define MAX_LAYOUTS 16
+
+/* Append a factor over vars[0..arity) with a fresh table (filled by the
+ * caller); LG_OUT_OF_MEMORY when the table cannot be allocated. */
+static lg_status add_factor(lg__layout_space *s, int arity, const int *vars, double **table) {
+    int64_t size = 1;
+    for (int i = 0; i < arity; i++) size *= s->ncand[vars[i]];
+    if (s->nfactors == s->capfactors) {
+        int cap = 2 * s->capfactors + 16;
+        lg__solver_factor *f = lg__calloc((size_t)cap, sizeof *f);
+        if (!f) return LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "out of memory");
+        if (s->nfactors) memcpy(f, s->factors, (size_t)s->nfactors * sizeof *f);
+        lg__free(s->factors);
+        s->factors = f;
+        s->capfactors = cap;
+    }
+    *table = lg__malloc((size_t)size * sizeof(double));
+    if (!*table) return LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "out of memory");
+    lg__solver_factor *f = &s->factors[s->nfactors++];
+    memset(f, 0, sizeof *f);
+    f->arity = arity;
+    memcpy(f->vars, vars, (size_t)arity * sizeof(int));
+    f->cost = *table;
+    return LG_OK;
+}
+
+/* Index of md in the value's layout list, appending it if new; -1 when the
+ * list is full. */
+static int layout_index(const lg_md **ls, int *nl, const lg_md *md) {
+    for (int i = 0; i < *nl; i++)
+        if (lg_md_equal(ls[i], md)) return i;
+    if (*nl == MAX_LAYOUTS) return -1;
+    ls[*nl] = md;
+    return (*nl)++;
+}
+
+/* The readers of v: scheduled nodes reading it, as variables. */
+static int readers_of(const lg__graph *ir, const int *var_of_node, lg_value v, int *rd) {
+    int k = 0;
+    for (int i = 0; i < ir->nsched; i++) {
+        const lg__node *node = &ir->nodes[ir->sched[i]];
+        bool reads = false;
+        for (int j = 0; j < node->nin; j++) reads |= node->in[j] == v;
+        if (reads) rd[k++] = var_of_node[ir->sched[i]];
+    }
+    return k;
+}
+
+/* The factors of value v. For every layout L the value may be stored or read
+ * in, a binary auxiliary variable says "v exists in L": the producer pays
+ * one reorder into L when it is set and L is not the stored layout; a reader
+ * configuration that reads v in L forbids (INFINITY) L being unset; an output
+ * wanting L forbids it too. Minimising sets exactly the layouts some reader
+ * or output needs, so the total is one reorder per distinct needed layout,
+ * as lg__cost_assignment counts. Constants cost nothing (their reorders are
+ * folded) except toward an output, a fixed cost added to *offset. */
+static lg_status value_factors(const lg__graph *ir, lg__layout_space *s, const int *var_of_node,
+                               const int *var_of_input, lg_value v, double *offset) {
+    const lg__value *val = &ir->vals[v];
+    int prod = val->kind == LG_VAL_NODE    ? var_of_node[val->producer]
+               : val->kind == LG_VAL_INPUT ? var_of_input[v]
+                                           : -1;
+    if (val->kind == LG_VAL_CONSTANT) {
+        for (int o = 0; o < ir->nouts; o++)
+            if (ir->outs[o].v == v && !s->out_any[o] && !lg_md_equal(&ir->outs[o].md, &val->md))
+                *offset += lg__cost_reorder(&val->md, &ir->outs[o].md);
+        return LG_OK; /* distinct wanted layouts: outputs of one constant are rare */
+    }
+    int *rd = lg__malloc((size_t)ir->nsched * sizeof(int) + 1);
+    if (!rd) return LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "out of memory");
+    int nrd = readers_of(ir, var_of_node, v, rd);
+    /* The layouts: stored candidates, read candidates, wanted by outputs. */
+    const lg_md *ls[MAX_LAYOUTS];
+    int nl = 0;
+    bool full = false;
+    if (prod >= 0)
+        for (int c = 0; c < s->vars[prod].ncfg; c++)
+            full |= layout_index(ls, &nl, &s->vars[prod].cfg[c].out) < 0;
+    else
+        full |= layout_index(ls, &nl, &val->md) < 0;
+    for (int r = 0; r < nrd; r++) {
+        const lg__layout_var *var = &s->vars[rd[r]];
+        const lg__node *node = &ir->nodes[var->node];
+        for (int c = 0; c < var->ncfg; c++)
+            for (int j = 0; j < node->nin; j++)
+                if (node->in[j] == v) full |= layout_index(ls, &nl, &var->cfg[c].in[j]) < 0;
+    }
+    for (int o = 0; o < ir->nouts; o++)
+        if (ir->outs[o].v == v && !s->out_any[o])
+            full |= layout_index(ls, &nl, &ir->outs[o].md) < 0;
+    lg_status st = LG_OK;
+    if (full) {
+        s->too_large = true;
+        s->why = "a value has more candidate layouts than the model holds";
+        goto done;
+    }
+    /* One auxiliary variable per layout, and what the producer pays. */
+    int aux0 = s->nvars + s->naux;
+    for (int l = 0; l < nl && st == LG_OK; l++) {
+        int a = aux0 + l;
+        s->ncand[a] = 2;
+        s->naux++;
+        double *t;
+        int vars[2] = {prod, a};
+        if (prod >= 0) {
+            st = add_factor(s, 2, vars, &t);
+            for (int c = 0; st == LG_OK && c < s->vars[prod].ncfg; c++) {
+                const lg_md *stored = &s->vars[prod].cfg[c].out;
+                t[2 * c] = 0;
+                t[2 * c + 1] = lg_md_equal(stored, ls[l]) ? 0 : lg__cost_reorder(stored, ls[l]);
+            }
+        } else {
+            st = add_factor(s, 1, &a, &t);
+            if (st == LG_OK) {
+                t[0] = 0;
+                t[1] = lg_md_equal(&val->md, ls[l]) ? 0 : lg__cost_reorder(&val->md, ls[l]);
+            }
+        }
+    }
+    /* Each reader: its configuration needs its layouts set. */
+    for (int r = 0; r < nrd && st == LG_OK; r++) {
+        const lg__layout_var *var = &s->vars[rd[r]];
+        const lg__node *node = &ir->nodes[var->node];
+        int vars[LG__SOLVER_MAX_ARITY], nv = 1, pos[MAX_LAYOUTS];
+        vars[0] = rd[r];
+        for (int l = 0; l < nl; l++) pos[l] = -1;
+        for (int c = 0; c < var->ncfg; c++)
+            for (int j = 0; j < node->nin; j++) {
+                if (node->in[j] != v) continue;
+                int l = layout_index(ls, &nl, &var->cfg[c].in[j]);
+                if (pos[l] >= 0) continue;
+                if (nv == LG__SOLVER_MAX_ARITY) {
+                    s->too_large = true;
+                    s->why = "a node reads a value in more layouts than a factor holds";
+                    goto done;
+                }
+                pos[l] = nv;
+                vars[nv++] = aux0 + l;
+            }
+        double *t;
+        st = add_factor(s, nv, vars, &t);
+        int64_t bits = (int64_t)1 << (nv - 1);
+        for (int c = 0; st == LG_OK && c < var->ncfg; c++)
+            for (int64_t b = 0; b < bits; b++) {
+                double cost = 0;
+                for (int j = 0; j < node->nin; j++) {
+                    if (node->in[j] != v) continue;
+                    int l = layout_index(ls, &nl, &var->cfg[c].in[j]);
+                    /* vars[1] is the slowest bit of b */
+                    if (!((b >> (nv - 1 - pos[l])) & 1)) cost = INFINITY;
+                }
+                t[c * bits + b] = cost;
+            }
+    }
+    /* Outputs: the wanted layout must exist. */
+    for (int o = 0; o < ir->nouts && st == LG_OK; o++) {
+        if (ir->outs[o].v != v || s->out_any[o]) continue;
+        int a = aux0 + layout_index(ls, &nl, &ir->outs[o].md);
+        double *t;
+        st = add_factor(s, 1, &a, &t);
+        if (st == LG_OK) {
+            t[0] = INFINITY;
+            t[1] = 0;
+        }
+    }
+    /* The start: GREEDY (candidate 0 everywhere) with exactly the layouts it
+     * needs set. */
+    for (int l = 0; l < nl; l++) s->start[aux0 + l] = 0;
+    for (int r = 0; r < nrd; r++) {
+        const lg__node *node = &ir->nodes[s->vars[rd[r]].node];
+        for (int j = 0; j < node->nin; j++)
+            if (node->in[j] == v)
+                s->start[aux0 + layout_index(ls, &nl, &s->vars[rd[r]].cfg[0].in[j])] = 1;
+    }
+    for (int o = 0; o < ir->nouts; o++)
+        if (ir->outs[o].v == v && !s->out_any[o])
+            s->start[aux0 + layout_index(ls, &nl, &ir->outs[o].md)] = 1;
+done:
+    lg__free(rd);
+    return st;
+}
+
+/* Variables and their candidates: GREEDY's first, NONE's second, then the
+ * kind's own. */
+static lg_status build_vars(lg__graph *ir, lg__layout_space *s, int *var_of_node,
+                            int *var_of_input) {
+    snapshot snap = {0};
+    lg_status st = snap_take(ir, &snap);
+    for (int v = 0; v < ir->nvals && st == LG_OK; v++)
+        if (ir->vals[v].kind == LG_VAL_INPUT && lg_md_is_any(&ir->vals[v].md)) {
+            var_of_input[v] = s->nvars;
+            s->vars[s->nvars++] = (lg__layout_var){.node = -1, .value = (lg_value)v};
+        }
+    for (int i = 0; i < ir->nsched && st == LG_OK; i++) {
+        int n = ir->sched[i];
+        var_of_node[n] = s->nvars;
+        s->vars[s->nvars++] = (lg__layout_var){.node = n, .value = ir->nodes[n].out};
+    }
+    for (int i = 0; i < s->nvars && st == LG_OK; i++) {
+        s->vars[i].cfg = lg__calloc(MAX_CFG, sizeof(lg__layout_cfg));
+        if (!s->vars[i].cfg) st = LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "out of memory");
+    }
+    lg__strategy_fn seeds[2] = {lg__propagate_greedy, lg__propagate_none};
+    for (int k = 0; k < 2 && st == LG_OK; k++) {
+        st = seeds[k](ir);
+        for (int i = 0; i < s->nvars && st == LG_OK; i++) {
+            lg__layout_cfg c;
+            cfg_current(ir, &s->vars[i], &c);
+            int nin = s->vars[i].node >= 0 ? ir->nodes[s->vars[i].node].nin : 0;
+            cfg_add(&s->vars[i], nin, &c);
+        }
+        snap_restore(ir, &snap);
+    }
+    /* The kinds' own candidates, probed with the error message preserved. */
+    char saved[1024];
+    snprintf(saved, sizeof saved, "%s", lg_last_error());
+    for (int i = 0; i < s->nvars && st == LG_OK; i++) {
+        lg__layout_var *var = &s->vars[i];
+        if (var->node < 0) {
+            lg_md l[3];
+            int nl = layouts_of(&ir->vals[var->value].md, l);
+            for (int j = 0; j < nl; j++) {
+                lg__layout_cfg c;
+                memset(&c, 0, sizeof c);
+                c.out = l[j];
+                cfg_add(var, 0, &c);
+            }
+        } else if (ir->nodes[var->node].kind == LG_NODE_CONV) {
+            conv_cfgs(ir, var);
+        } else {
+            memory_cfgs(ir, var);
+        }
+        s->ncand[i] = var->ncfg;
+    }
+    lg__error_restore(saved);
+    snap_free(&snap);
+    return st;
+}
+
+lg_status lg__layout_space_build(lg__graph *ir, lg__layout_space *s) {
+    memset(s, 0, sizeof *s);
+    int cap = ir->nvals + ir->nnodes + 1;
+    int total = cap + ir->nvals * MAX_LAYOUTS; /* variables and auxiliaries */
+    int *var_of_node = lg__malloc((size_t)(ir->nnodes + 1) * sizeof(int));
+    int *var_of_input = lg__malloc((size_t)(ir->nvals + 1) * sizeof(int));
+    s->vars = lg__calloc((size_t)cap, sizeof *s->vars);
+    s->ncand = lg__calloc((size_t)total, sizeof *s->ncand);
+    s->start = lg__calloc((size_t)total, sizeof *s->start);
+    s->out_any = lg__calloc((size_t)ir->nouts + 1, sizeof *s->out_any);
+    lg_status st = LG_OK;
+    if (!var_of_node || !var_of_input || !s->vars || !s->ncand || !s->start || !s->out_any)
+        st = LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "out of memory");
+    for (int i = 0; st == LG_OK && i < ir->nnodes; i++) var_of_node[i] = -1;
+    for (int i = 0; st == LG_OK && i < ir->nvals; i++) var_of_input[i] = -1;
+    for (int o = 0; st == LG_OK && o < ir->nouts; o++)
+        s->out_any[o] = lg_md_is_any(&ir->outs[o].md);
+    if (st == LG_OK) st = build_vars(ir, s, var_of_node, var_of_input);
+    /* Unary factors: the cost of running each node in each configuration. */
+    for (int i = 0; st == LG_OK && i < s->nvars; i++) {
+        const lg__layout_var *var = &s->vars[i];
+        if (var->node < 0) continue;
+        double *table;
+        st = add_factor(s, 1, &i, &table);
+        for (int c = 0; st == LG_OK && c < var->ncfg; c++)
+            table[c] = lg__cost_node(ir, &ir->nodes[var->node], var->cfg[c].in, &var->cfg[c].out);
+    }
+    double offset = 0;
+    for (int v = 0; st == LG_OK && v < ir->nvals && !s->too_large; v++)
+        st = value_factors(ir, s, var_of_node, var_of_input, (lg_value)v, &offset);
+    /* A fixed cost rides on variable 0 (every entry), so the solver's total
+     * equals the cost model's. */
+    if (st == LG_OK && !s->too_large && offset > 0 && s->nvars > 0) {
+        double *table;
+        int zero = 0;
+        st = add_factor(s, 1, &zero, &table);
+        for (int c = 0; st == LG_OK && c < s->ncand[0]; c++) table[c] = offset;
+    }
+    lg__free(var_of_node);
+    lg__free(var_of_input);
+    if (st != LG_OK) lg__layout_space_free(s);
+    return st;
+}
+
+void lg__layout_space_apply(lg__graph *ir, const lg__layout_space *s, const int *choice) {
+    for (int i = 0; i < s->nvars; i++) {
+        const lg__layout_var *var = &s->vars[i];
+        const lg__layout_cfg *c = &var->cfg[choice[i]];
+        if (var->node >= 0) memcpy(ir->nodes[var->node].in_md, c->in, sizeof c->in);
+        ir->vals[var->value].md = c->out;
+    }
+    for (int o = 0; o < ir->nouts; o++)
+        if (s->out_any[o]) ir->outs[o].md = ir->vals[ir->outs[o].v].md;
+}
+
+void lg__layout_space_free(lg__layout_space *s) {
+    if (s->vars)
+        for (int i = 0; i < s->nvars; i++) lg__free(s->vars[i].cfg);
+    if (s->factors)
+        for (int f = 0; f < s->nfactors; f++) lg__free((void *)s->factors[f].cost);
+    lg__free(s->vars);
+    lg__free(s->ncand);
+    lg__free(s->factors);
+    lg__free(s->out_any);
+    lg__free(s->start);
+    memset(s, 0, sizeof *s);
+}
