@@ -122,6 +122,7 @@ typedef struct lg__graph {
     lg_strategy strategy;
     int folded;        /* reorders of constants done at compile time */
     bool exact;        /* the layout assignment is proven optimal */
+    bool fuse;         /* the fuse pass will run (the cost model counts fusion) */
     double model_cost; /* cost of the assignment (src/passes/cost_model.h) */
     int64_t arena_bytes;
 } lg__graph;

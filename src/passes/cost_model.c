@@ -1,6 +1,8 @@
 /* The cost model (see cost_model.h for what each cost means). */
 #include "passes/cost_model.h"
 
+#include "passes/ir.h"
+
 /* Layout classes of an activation, by how well a conv vectorises over it. */
 typedef enum layout_class {
     CLASS_BLOCKED,
@@ -64,6 +66,35 @@ double lg__cost_node(const lg__graph *ir, const lg__node *node, const lg_md *in_
                        lg__cost_conv_factor(&in_mds[0], out, icg);
 }
 
+bool lg__cost_fusable(const lg__graph *ir, const lg__node *node, int slot, const lg_md *in_mds,
+                      const lg_md *out, const lg_md *conv_out) {
+    (void)ir;
+    if (!lg_md_equal(&in_mds[slot], conv_out) || !lg_md_equal(out, conv_out)) return false;
+    if (node->kind == LG_NODE_BINARY) return lg_md_equal(&in_mds[1 - slot], conv_out);
+    return true;
+}
+
+int lg__cost_fusion_producer(const lg__graph *ir, const lg__node *node, int *slot) {
+    if (!ir->fuse) return -1;
+    bool add = node->kind == LG_NODE_BINARY && node->p.binary.alg == LG_BINARY_ADD &&
+               node->in[0] != node->in[1];
+    if (node->kind != LG_NODE_ELTWISE && !add) return -1;
+    for (int j = 0; j < node->nin; j++) {
+        const lg__value *v = &ir->vals[node->in[j]];
+        if (v->kind != LG_VAL_NODE || ir->nodes[v->producer].kind != LG_NODE_CONV) continue;
+        if (lg__ir_is_output(ir, node->in[j])) continue;
+        int readers = 0;
+        for (int i = 0; i < ir->nsched; i++) {
+            const lg__node *r = &ir->nodes[ir->sched[i]];
+            for (int k = 0; k < r->nin; k++) readers += r->in[k] == node->in[j];
+        }
+        if (readers != 1) continue;
+        *slot = j;
+        return v->producer;
+    }
+    return -1;
+}
+
 /* Index of (v, md) among the first k pairs, or -1. */
 static int find_pair(const lg_value *vs, const lg_md *const *mds, int k, lg_value v,
                      const lg_md *md) {
@@ -81,7 +112,10 @@ double lg__cost_assignment(const lg__graph *ir) {
     const lg_md **mds = lg__malloc((size_t)(cap ? cap : 1) * sizeof *mds);
     for (int i = 0; i < ir->nsched; i++) {
         const lg__node *node = &ir->nodes[ir->sched[i]];
-        cost += lg__cost_node(ir, node, node->in_md, &ir->vals[node->out].md);
+        int slot, conv = lg__cost_fusion_producer(ir, node, &slot);
+        if (conv < 0 || !lg__cost_fusable(ir, node, slot, node->in_md, &ir->vals[node->out].md,
+                                          &ir->vals[ir->nodes[conv].out].md))
+            cost += lg__cost_node(ir, node, node->in_md, &ir->vals[node->out].md);
         for (int j = 0; j < node->nin; j++) {
             const lg__value *v = &ir->vals[node->in[j]];
             if (v->kind == LG_VAL_CONSTANT || lg_md_equal(&v->md, &node->in_md[j])) continue;

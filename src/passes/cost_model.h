@@ -14,7 +14,12 @@
  * scheduled node in the layouts given to it, plus one reorder per distinct
  * (value, layout) pair a node input or an output needs and the value does
  * not have. Reorders of constants cost nothing (they are folded at compile
- * time) unless the result is a graph output. Fusion is not modelled. */
+ * time) unless the result is a graph output. Fusion (when the fuse pass
+ * runs): an eltwise, or an add of the conv's result and another value, that
+ * reads a conv's result in the conv's own layout and writes that layout,
+ * where the conv's result has no other reader and is no output, costs
+ * nothing: it becomes a post-op (lg__cost_fused). Only this first step after
+ * the conv is modelled; longer fused chains cost their other steps. */
 #ifndef LG_PASSES_COST_MODEL_H
 #define LG_PASSES_COST_MODEL_H
 
@@ -35,6 +40,18 @@ LG_INTERNAL double lg__cost_conv_factor(const lg_md *src, const lg_md *dst, int6
 /* Cost of running node with its inputs in in_mds[] and its result in *out. */
 LG_INTERNAL double lg__cost_node(const lg__graph *ir, const lg__node *node, const lg_md *in_mds,
                                  const lg_md *out);
+
+/* True if `node` (with inputs read as in_mds[], result in *out) would be
+ * fused into the conv producing its input `slot`, whose result the conv
+ * writes in *conv_out: the layout part of the fuse pass's rule (the caller
+ * checks that the conv's result has this one reader and is no output). */
+LG_INTERNAL bool lg__cost_fusable(const lg__graph *ir, const lg__node *node, int slot,
+                                  const lg_md *in_mds, const lg_md *out, const lg_md *conv_out);
+
+/* The conv whose result is read by node's input slot and could take node as
+ * a post-op (ir->fuse, kinds, one reader, not an output), or -1. Layouts are
+ * not looked at (see lg__cost_fusable). */
+LG_INTERNAL int lg__cost_fusion_producer(const lg__graph *ir, const lg__node *node, int *slot);
 
 /* Cost of the current assignment: every scheduled node with its in_md[] and
  * its result's md, and the reorders the assignment implies (see above). */

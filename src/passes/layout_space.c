@@ -425,14 +425,31 @@ lg_status lg__layout_space_build(lg__graph *ir, lg__layout_space *s) {
     for (int o = 0; st == LG_OK && o < ir->nouts; o++)
         s->out_any[o] = lg_md_is_any(&ir->outs[o].md);
     if (st == LG_OK) st = build_vars(ir, s, var_of_node, var_of_input);
-    /* Unary factors: the cost of running each node in each configuration. */
+    /* The cost of running each node in each configuration; for a node the
+     * fuse pass may fold into the conv before it, a factor over both: nothing
+     * when their layouts let it fuse (see lg__cost_fusable). */
     for (int i = 0; st == LG_OK && i < s->nvars; i++) {
         const lg__layout_var *var = &s->vars[i];
         if (var->node < 0) continue;
+        const lg__node *node = &ir->nodes[var->node];
+        int slot, conv = lg__cost_fusion_producer(ir, node, &slot);
         double *table;
-        st = add_factor(s, 1, &i, &table);
-        for (int c = 0; st == LG_OK && c < var->ncfg; c++)
-            table[c] = lg__cost_node(ir, &ir->nodes[var->node], var->cfg[c].in, &var->cfg[c].out);
+        if (conv < 0) {
+            st = add_factor(s, 1, &i, &table);
+            for (int c = 0; st == LG_OK && c < var->ncfg; c++)
+                table[c] = lg__cost_node(ir, node, var->cfg[c].in, &var->cfg[c].out);
+            continue;
+        }
+        const lg__layout_var *cv = &s->vars[var_of_node[conv]];
+        int vars[2] = {var_of_node[conv], i};
+        st = add_factor(s, 2, vars, &table);
+        for (int a = 0; st == LG_OK && a < cv->ncfg; a++)
+            for (int c = 0; c < var->ncfg; c++)
+                table[a * var->ncfg + c] =
+                    lg__cost_fusable(ir, node, slot, var->cfg[c].in, &var->cfg[c].out,
+                                     &cv->cfg[a].out)
+                        ? 0
+                        : lg__cost_node(ir, node, var->cfg[c].in, &var->cfg[c].out);
     }
     double offset = 0;
     for (int v = 0; st == LG_OK && v < ir->nvals && !s->too_large; v++)

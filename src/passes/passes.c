@@ -108,6 +108,8 @@ lg_status lg_graph_compile(const lg_graph *g, const lg_compile_options *o, lg_pl
     lg__graph ir;
     LG_CHECK(lg__ir_init(&ir, g));
     ir.strategy = o->strategy;
+    for (int i = 0; i < NPASSES; i++)
+        if (strcmp(pipeline[i].name, "fuse") == 0) ir.fuse = !off[i];
     lg_status s = LG_OK;
     for (int i = 0; i < NPASSES && s == LG_OK; i++)
         if (!off[i]) s = pipeline[i].fn(&ir);

@@ -147,9 +147,10 @@ static double brute_min(lg__graph *ir, const lg__layout_space *s, double limit) 
 }
 
 /* The model cost of a strategy on a fresh copy of g. */
-static double strategy_cost(const lg_graph *g, lg__strategy_fn fn, bool *exact) {
+static double strategy_cost(const lg_graph *g, lg__strategy_fn fn, bool fuse, bool *exact) {
     lg__graph ir;
     cr_assert_eq(lg__ir_init(&ir, g), LG_OK, "%s", lg_last_error());
+    ir.fuse = fuse;
     cr_assert_eq(lg__pass_infer_shapes(&ir), LG_OK, "%s", lg_last_error());
     cr_assert_eq(fn(&ir), LG_OK, "%s", lg_last_error());
     double c = lg__cost_assignment(&ir);
@@ -173,8 +174,10 @@ Test(optimal, matches_exhaustive_enumeration_on_random_dags) {
     while (checked < ENUMERATED_GRAPHS) {
         gen G;
         generate(&G, &r, 1 + checked % 10);
+        bool fuse = checked % 2 == 0; /* the cost model with and without fusion */
         lg__graph ir;
         cr_assert_eq(lg__ir_init(&ir, G.g), LG_OK);
+        ir.fuse = fuse;
         cr_assert_eq(lg__pass_infer_shapes(&ir), LG_OK, "%s", lg_last_error());
         lg__layout_space s;
         cr_assert_eq(lg__layout_space_build(&ir, &s), LG_OK, "%s", lg_last_error());
@@ -188,9 +191,9 @@ Test(optimal, matches_exhaustive_enumeration_on_random_dags) {
             continue;
         }
         bool exact = false;
-        double opt = strategy_cost(G.g, lg__propagate_optimal, &exact);
-        double greedy = strategy_cost(G.g, lg__propagate_greedy, NULL);
-        double none = strategy_cost(G.g, lg__propagate_none, NULL);
+        double opt = strategy_cost(G.g, lg__propagate_optimal, fuse, &exact);
+        double greedy = strategy_cost(G.g, lg__propagate_greedy, fuse, NULL);
+        double none = strategy_cost(G.g, lg__propagate_none, fuse, NULL);
         cr_assert(exact, "graph %d: not exact", checked);
         cr_assert(fabs(opt - best) <= 1e-9 * best, "graph %d (%d nodes): optimal %.17g, min %.17g",
                   checked, G.nnodes, opt, best);
