@@ -106,7 +106,7 @@ static void lg_case_init(lg_case *c, const lg_graph *g, const wl_workload *w, lg
 }
 
 static void print_ratio(bench_ratio r) {
-    printf("%.2fx (%.2f-%.2f)", r.median, r.min, r.max);
+    printf("%.3gx (%.3g-%.3g)", r.median, r.min, r.max);
 }
 
 /* Benchmark one workload at batch n; prints its table rows and appends the
@@ -196,7 +196,7 @@ static void bench_one(wl_id id, int64_t n, int pairs, int dump, dnnl_engine_t en
     }
     if (opt->correct && dok) {
         /* The oneDNN-first alternation read the other way: a second estimate. */
-        printf("| %s | %lld | (OPTIMAL, oneDNN first) | | | | | | | | | | %.2fx (%.2f-%.2f) | "
+        printf("| %s | %lld | (OPTIMAL, oneDNN first) | | | | | | | | | | %.3gx (%.3g-%.3g) | "
                "|\n",
                label, (long long)n, 1.0 / rd.median, 1.0 / rd.max, 1.0 / rd.min);
     }
