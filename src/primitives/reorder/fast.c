@@ -16,14 +16,17 @@
 
 /* Bytes moved (read + written) from which a problem runs on all threads. */
 #define PAR_BYTES (192 * 1024)
-/* Dst size from which kernels use non-temporal stores: well beyond what the
- * caches keep (35.8 MB of L3 on the reference machine), so a later reader
- * gains nothing from the lines staying. Transposes whose stores are
- * scattered (see scattered()) stream from a third of it: there every line
- * written costs a read for ownership that no prefetcher anticipates, and
- * streaming halves the time (nchw -> nhwc, 8x256x56x56: 11.6 -> 6.0 ms).
- * A test hook may change the threshold. */
-#define STREAM_BYTES (48ll * 1024 * 1024)
+/* Bytes a problem moves (src read + dst written) from which kernels use
+ * non-temporal stores: about the L3 (35.8 MB on the reference machine), so
+ * the data cannot stay cached for a later reader anyway, and the stores
+ * then skip the read for ownership. Measured on one thread, 8x256x56x56
+ * f32 (51 MB moved): nchw -> nChw16c 0.97x -> 1.06x oneDNN, nChw8c ->
+ * nChw16c 0.96x -> 1.12x, nhwc -> nChw16c 1.45x -> 1.84x. Transposes whose
+ * stores are scattered (see scattered()) stream once dst alone has half
+ * of it: there every line written costs a read for ownership that no
+ * prefetcher anticipates, and streaming halves the time (nchw -> nhwc,
+ * 8x256x56x56: 11.6 -> 6.0 ms). A test hook may change the threshold. */
+#define STREAM_BYTES (32ll * 1024 * 1024)
 static _Atomic int64_t stream_bytes = STREAM_BYTES;
 
 /* True if job j's dst stores follow no sequential stream: a transpose that
@@ -84,7 +87,7 @@ lg_status lg__reorder_fast_init(const lg__reorder_pd *pd, lg__isa isa, void **pl
             lim = atomic_load(&stream_bytes);
     for (int i = 0; i < p->njobs && isa != LG_ISA_SCALAR; i++) {
         lg__rf_job *j = &p->jobs[i];
-        j->stream = dbytes >= lim || (dbytes >= lim / 3 && scattered(j, p->dsz));
+        j->stream = p->bytes >= lim || (dbytes >= lim / 2 && scattered(j, p->dsz));
         p->stream = p->stream || j->stream;
     }
     p->impl = impl_name(isa, p);

@@ -262,9 +262,14 @@ static inline void v_copy_bytes(char *d, const char *s, int64_t nb, bool nt) {
 }
 
 /* Two 32-byte rows s0, s1 to the 64 bytes at d. */
-static inline void v_copy_2x32(char *d, const char *s0, const char *s1) {
+static inline void v_copy_2x32(char *d, const char *s0, const char *s1, bool nt) {
     __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)s0);
     __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)s1);
+    if (nt && ((uintptr_t)d & 31) == 0) {
+        _mm256_stream_si256((__m256i *)(void *)d, a);
+        _mm256_stream_si256((__m256i *)(void *)(d + 32), b);
+        return;
+    }
     _mm256_storeu_si256((__m256i *)(void *)d, a);
     _mm256_storeu_si256((__m256i *)(void *)(d + 32), b);
 }

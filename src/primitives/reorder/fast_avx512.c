@@ -228,6 +228,14 @@ static inline void v_copy_bytes(char *d, const char *s, int64_t nb, bool nt) {
                             _mm256_loadu_si256((const __m256i *)(const void *)s));
         return;
     }
+    if (nb == 64) { /* a cache line (nhwc -> nChw16c rows) */
+        __m512i v = _mm512_loadu_si512(s);
+        if (nt && ((uintptr_t)d & 63) == 0)
+            _mm512_stream_si512((__m512i *)(void *)d, v);
+        else
+            _mm512_storeu_si512(d, v);
+        return;
+    }
     int64_t i = 0;
     if (nt && nb >= 512) {
         int64_t head = (int64_t)(-(uintptr_t)d & 63);
@@ -252,10 +260,13 @@ static inline void v_copy_bytes(char *d, const char *s, int64_t nb, bool nt) {
 }
 
 /* Two 32-byte rows s0, s1 to the 64 bytes at d. */
-static inline void v_copy_2x32(char *d, const char *s0, const char *s1) {
+static inline void v_copy_2x32(char *d, const char *s0, const char *s1, bool nt) {
     __m512i v = _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(const void *)s0));
     v = _mm512_inserti64x4(v, _mm256_loadu_si256((const __m256i *)(const void *)s1), 1);
-    _mm512_storeu_si512(d, v);
+    if (nt && ((uintptr_t)d & 63) == 0)
+        _mm512_stream_si512((__m512i *)(void *)d, v);
+    else
+        _mm512_storeu_si512(d, v);
 }
 
 static inline void v_zero_bytes(char *d, int64_t nb) {

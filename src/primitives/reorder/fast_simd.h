@@ -366,14 +366,14 @@ static void copy_bits(const lg__rf_plan *p, const lg__rf_job *j, const lg__rf_pt
         if (n1 == 2) { /* nChw8c -> nChw16c: one pair per step of kd[2] */
             const char *s = q->src;
             char *d = q->dst;
-            for (int64_t i2 = 0; i2 < n2; i2++, s += s2, d += d2) v_copy_2x32(d, s, s + s1);
+            for (int64_t i2 = 0; i2 < n2; i2++, s += s2, d += d2) v_copy_2x32(d, s, s + s1, nt);
             return;
         }
         for (int64_t i2 = 0; i2 < n2; i2++) {
             const char *s = q->src + i2 * s2;
             char *d = q->dst + i2 * d2;
             for (int64_t i1 = 0; i1 < n1; i1 += 2)
-                v_copy_2x32(d + i1 * d1, s + i1 * s1, s + i1 * s1 + s1);
+                v_copy_2x32(d + i1 * d1, s + i1 * s1, s + i1 * s1 + s1, nt);
         }
         return;
     }
