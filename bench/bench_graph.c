@@ -106,7 +106,7 @@ static void lg_case_init(lg_case *c, const lg_graph *g, const wl_workload *w, lg
 }
 
 static void print_ratio(bench_ratio r) {
-    printf("%.2fx (%.2f-%.2f)", r.median, r.min, r.max);
+    printf("%.3gx (%.3g-%.3g)", r.median, r.min, r.max);
 }
 
 /* Benchmark one workload at batch n; prints its table rows and appends the
@@ -128,8 +128,8 @@ static void bench_one(wl_id id, int64_t n, int pairs, int dump, dnnl_engine_t en
         exit(1);
     }
     const double gflop = 2e-9 * wl_macs(&w);
-    char label[64];
-    snprintf(label, sizeof label, "%s %s", w.spec->name, w.spec->title);
+    char label[32];
+    snprintf(label, sizeof label, "%s N=%lld", w.spec->name, (long long)n);
 
     /* oneDNN, hand-built. */
     gd_chain dc;
@@ -140,8 +140,6 @@ static void bench_one(wl_id id, int64_t n, int pairs, int dump, dnnl_engine_t en
     double derr;
     size_t dat;
     int dok = gd_execute(&dc) == 0 && wl_compare(yd, ref, ne, TOL, &derr, &dat);
-    size_t nl = strlen(notes);
-    snprintf(notes + nl, notes_len - nl, "- %s N=%lld: %s\n", w.spec->name, (long long)n, dc.impls);
 
     /* lgraph under each strategy, from one graph. */
     lg_graph *g = NULL;
@@ -171,14 +169,13 @@ static void bench_one(wl_id id, int64_t n, int pairs, int dump, dnnl_engine_t en
             if (lc[s].correct) rs[s] = bench_alternate(run_lg, &lc[s].run, run_dnnl, &dc, pairs);
     }
 
-    printf("| %s | %lld | oneDNN, hand-built | %d | %.1f | %d | %.1f | - | - | %.1f | %.3f | %.1f "
-           "| 1 | %s %.1e |\n",
-           label, (long long)n, dc.runtime_reorders, dc.reorder_bytes / 1e6, dc.nsteps,
-           dc.inter_bytes / 1e6, dnnl_setup_ms, rd.time_a * 1e3,
-           rd.time_a > 0 ? gflop / rd.time_a : 0.0, dok ? "ok" : "WRONG", dok ? derr : NAN);
+    printf("| %s oneDNN | %d | %.1f | %d | %.1f | - | - | %.1f | %.3f | %.1f | 1 | %s %.1e |\n",
+           label, dc.runtime_reorders, dc.reorder_bytes / 1e6, dc.nsteps, dc.inter_bytes / 1e6,
+           dnnl_setup_ms, rd.time_a * 1e3, rd.time_a > 0 ? gflop / rd.time_a : 0.0,
+           dok ? "ok" : "WRONG", dok ? derr : NAN);
     for (int s = 0; s < 3; s++) {
         const lg_case *c = &lc[s];
-        printf("| %s | %lld | lgraph %s | ", label, (long long)n, strategy_names[s]);
+        printf("| %s lgraph %s | ", label, strategy_names[s]);
         if (!c->compiled) {
             printf("- | - | - | - | - | - | - | - | - | - | %s |\n", c->why);
             continue;
@@ -194,13 +191,16 @@ static void bench_one(wl_id id, int64_t n, int pairs, int dump, dnnl_engine_t en
             printf("- | - | - | %s |\n", c->correct ? "oneDNN chain wrong: not timed" : c->why);
         }
     }
-    if (opt->correct && dok) {
-        /* The oneDNN-first alternation read the other way: a second estimate. */
-        printf("| %s | %lld | (OPTIMAL, oneDNN first) | | | | | | | | | | %.2fx (%.2f-%.2f) | "
-               "|\n",
-               label, (long long)n, 1.0 / rd.median, 1.0 / rd.max, 1.0 / rd.min);
-    }
     fflush(stdout);
+    /* The notes: oneDNN's choices, and the oneDNN-first alternation read the
+     * other way (a second estimate of the OPTIMAL ratio). */
+    size_t nl = strlen(notes);
+    nl += (size_t)snprintf(notes + nl, notes_len - nl, "- %s: %s", label, dc.impls);
+    if (opt->correct && dok && nl < notes_len)
+        nl += (size_t)snprintf(notes + nl, notes_len - nl,
+                               "; OPTIMAL with oneDNN first in each pair: %.3gx (%.3g-%.3g)",
+                               1.0 / rd.median, 1.0 / rd.max, 1.0 / rd.min);
+    if (nl < notes_len) snprintf(notes + nl, notes_len - nl, "\n");
 
     for (int s = 0; s < 3; s++) {
         lg_plan_destroy(lc[s].run.plan);
@@ -237,10 +237,15 @@ int main(int argc, char **argv) {
     }
     printf("threads: %d, pairs per comparison: %d, tolerance %.0e on |got - ref| / (1 + |ref|)\n\n",
            omp_get_max_threads(), pairs, TOL);
-    printf("| workload | N | implementation | runtime reorders | reorder MB / exec | steps | arena "
-           "MB | model cost | exact | compile ms | ms / exec | GFLOP/s | oneDNN / this (median, "
-           "min-max) | check vs reference |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (int id = 0; id < WL_COUNT; id++)
+        printf("%s%s: %s", id ? ", " : "", wl_spec_get((wl_id)id)->name,
+               wl_spec_get((wl_id)id)->title);
+    printf(" (WORKLOADS.md; f32, nchw in and out)\n\n");
+    printf(
+        "| case | runtime reorders | reorder MB / exec | steps | arena MB | model cost | exact | "
+        "compile ms | ms / exec | GFLOP/s | oneDNN / this (median, min-max) | check vs "
+        "reference |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     static char notes[8192];
     const int64_t batches[2] = {1, 16};
     for (int id = 0; id < WL_COUNT; id++) {
@@ -251,7 +256,10 @@ int main(int argc, char **argv) {
                       sizeof notes);
         }
     }
-    printf("\noneDNN's choices (impl src->dst layout per primitive):\n%s", notes);
+    printf("\noneDNN's chains (implementation, src->dst layout of each primitive; \"arena MB\" "
+           "above is the sum of its intermediate buffers, no reuse; \"compile ms\" its setup "
+           "with the weight reorders):\n%s",
+           notes);
     dnnl_stream_destroy(stream);
     dnnl_engine_destroy(eng);
     return 0;

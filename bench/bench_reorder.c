@@ -3,7 +3,8 @@
  * ratio to a two-thread memcpy of the same bytes, and the kernel-cache
  * lookup time of an existing kernel.
  *
- * Usage: bench_reorder [pairs]   (default 15 pairs per workload)
+ * Usage: bench_reorder [pairs [filter]]   (default 15 pairs per workload;
+ * with a filter, only the workloads whose name contains it)
  * Prints a Markdown table (docs/performance.md keeps the latest). */
 #include "bench_util.h"
 
@@ -122,6 +123,7 @@ int main(int argc, char **argv) {
            "memcpy / lgraph time |\n|---|---|---|---|---|\n");
     for (size_t w = 0; w < sizeof workloads / sizeof workloads[0]; w++) {
         const workload *wl = &workloads[w];
+        if (argc > 2 && !strstr(wl->name, argv[2])) continue;
         lg_md s, d;
         CHECK(lg_md_init_tag(&s, wl->ndims, wl->dims, wl->sdt, wl->stag));
         CHECK(lg_md_init_tag(&d, wl->ndims, wl->dims, wl->ddt, wl->dtag));

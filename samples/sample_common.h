@@ -72,8 +72,8 @@ static inline int sample_report(const lg_graph *g, const char *prefix, const flo
                                 size_t y_elems, int iters) {
     static const char *names[3] = {"none", "greedy", "optimal"};
     float *y[3] = {NULL, NULL, NULL};
-    printf("%-8s %9s %14s %6s %12s %9s %11s %10s\n", "strategy", "reorders", "reorder bytes",
-           "steps", "arena bytes", "folded", "compile ms", "ms/run");
+    printf("%-8s %9s %14s %6s %12s %7s %12s %11s %10s\n", "strategy", "reorders", "reorder bytes",
+           "steps", "arena bytes", "folded", "model cost", "compile ms", "ms/run");
     for (int s = 0; s < 3; s++) {
         lg_compile_options o;
         lg_compile_options_init(&o);
@@ -95,9 +95,9 @@ static inline int sample_report(const lg_graph *g, const char *prefix, const flo
         qsort(t, (size_t)n, sizeof t[0], sample_cmp_double);
         lg_plan_stats st;
         sample_check(lg_plan_stats_get(plan, &st), "lg_plan_stats_get");
-        printf("%-8s %9d %14" PRId64 " %6d %12" PRId64 " %9d %11.2f %10.3f\n", names[s],
+        printf("%-8s %9d %14" PRId64 " %6d %12" PRId64 " %7d %11.4g%s %11.2f %10.3f\n", names[s],
                st.runtime_reorders, st.reorder_bytes, st.steps, st.arena_bytes, st.folded_reorders,
-               st.compile_ms, t[n / 2]);
+               st.model_cost, st.exact ? "*" : " ", st.compile_ms, t[n / 2]);
         char path[256];
         snprintf(path, sizeof path, "%s_%s.dot", prefix, names[s]);
         FILE *f = fopen(path, "w");
@@ -115,6 +115,7 @@ static inline int sample_report(const lg_graph *g, const char *prefix, const flo
         }
     printf("outputs agree: max relative difference %.2e (%s)\n", worst,
            worst <= 1e-4 ? "ok" : "MISMATCH");
+    printf("(model cost: lgraph's cost model, byte-equivalents; * = proven minimal)\n");
     printf("plans written to %s_{none,greedy,optimal}.dot (render: dot -Tpng file.dot)\n", prefix);
     for (int s = 0; s < 3; s++) free(y[s]);
     return worst <= 1e-4 ? 0 : 1;

@@ -24,3 +24,8 @@ if(NOT LG_BENCH_GRAPH STREQUAL "OFF" AND lg_graph_compiler_found)
 elseif(NOT LG_BENCH_GRAPH STREQUAL "OFF")
   message(STATUS "lgraph: bench_graph skipped (no lg_graph_compile in src/ yet)")
 endif()
+
+# Compile time of the workload graphs (no oneDNN needed).
+if(lg_graph_compiler_found)
+  lg_add_bench(bench_compile SOURCES bench_compile.c workloads.c)
+endif()

@@ -231,10 +231,18 @@ static lg_status value_factors(const lg__graph *ir, lg__layout_space *s, const i
                : val->kind == LG_VAL_INPUT ? var_of_input[v]
                                            : -1;
     if (val->kind == LG_VAL_CONSTANT) {
-        for (int o = 0; o < ir->nouts; o++)
-            if (ir->outs[o].v == v && !s->out_any[o] && !lg_md_equal(&ir->outs[o].md, &val->md))
-                *offset += lg__cost_reorder(&val->md, &ir->outs[o].md);
-        return LG_OK; /* distinct wanted layouts: outputs of one constant are rare */
+        /* One reorder per distinct wanted layout (lg__cost_assignment shares
+         * it between outputs wanting the same one). */
+        for (int o = 0; o < ir->nouts; o++) {
+            if (ir->outs[o].v != v || s->out_any[o] || lg_md_equal(&ir->outs[o].md, &val->md))
+                continue;
+            bool seen = false;
+            for (int p = 0; p < o && !seen; p++)
+                seen = ir->outs[p].v == v && !s->out_any[p] &&
+                       lg_md_equal(&ir->outs[p].md, &ir->outs[o].md);
+            if (!seen) *offset += lg__cost_reorder(&val->md, &ir->outs[o].md);
+        }
+        return LG_OK;
     }
     int *rd = lg__malloc((size_t)ir->nsched * sizeof(int) + 1);
     if (!rd) return LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "out of memory");

@@ -170,7 +170,8 @@ static double strategy_cost(const lg_graph *g, lg__strategy_fn fn, bool fuse, bo
 #endif
 Test(optimal, matches_exhaustive_enumeration_on_random_dags) {
     lg_rng r = {20261121};
-    int checked = 0, redrawn = 0, max_nodes = 0;
+    int checked = 0, redrawn = 0, max_nodes = 0, better = 0;
+    double saved = 0;
     while (checked < ENUMERATED_GRAPHS) {
         gen G;
         generate(&G, &r, 1 + checked % 10);
@@ -199,12 +200,18 @@ Test(optimal, matches_exhaustive_enumeration_on_random_dags) {
                   checked, G.nnodes, opt, best);
         cr_assert(opt <= greedy * (1 + 1e-12) && opt <= none * (1 + 1e-12),
                   "graph %d: optimal %g greedy %g none %g", checked, opt, greedy, none);
+        if (opt < greedy * (1 - 1e-12)) {
+            better++;
+            saved += 1 - opt / greedy;
+        }
         if (G.nnodes > max_nodes) max_nodes = G.nnodes;
         checked++;
         lg_graph_destroy(G.g);
     }
     cr_assert_eq(max_nodes, 10);
-    cr_log_info("%d graphs enumerated, %d redrawn for a space over 1e5", checked, redrawn);
+    cr_log_info("%d graphs enumerated, %d redrawn for a space over 1e5; OPTIMAL cheaper than "
+                "GREEDY on %d (by %.1f%% on average there)",
+                checked, redrawn, better, better ? 100 * saved / better : 0.0);
 }
 
 /* Run a compiled plan on seeded inputs; returns the outputs concatenated

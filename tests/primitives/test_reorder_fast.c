@@ -495,6 +495,9 @@ Test(reorder_fast, streaming_stores) {
         {{1, 3, 1, 5001}, "nchw", "nchw", LG_S8, LG_S8, 0},
         {{2, 64, 20, 20}, "nchw", "nChw16c", LG_F32, LG_S8, 1},
         {{2, 40, 20, 20}, "nchw", "nhwc", LG_BF16, LG_F32, 0},
+        {{2, 61, 20, 20}, "nchw", "nChw16c", LG_F32, LG_F32, 0},
+        {{2, 61, 9, 20}, "nChw16c", "nchw", LG_S32, LG_S32, 0},
+        {{48, 40, 3, 3}, "oihw", "OIhw16i16o", LG_F32, LG_F32, 0},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         problem p;

@@ -204,6 +204,47 @@ static inline void v_tr(vec r[VL]) {
     }
 }
 
+/* Load and transpose a full 8x8 tile of 32-bit elements: a[4q + k] gets,
+ * in 128-bit lane L, quad q of row 4L + k (a load and an insert from
+ * memory); a 4x4 transpose inside the lanes of a[4q..4q+3] then gives
+ * columns 4q..4q+3 whole. */
+/* The 4x4 transposes inside the lanes of a[0..3], into r[0..3]. */
+static inline void tr4_lanes(const vec a[4], vec *r) {
+    vec t0 = _mm256_unpacklo_ps(a[0], a[1]), t1 = _mm256_unpackhi_ps(a[0], a[1]);
+    vec t2 = _mm256_unpacklo_ps(a[2], a[3]), t3 = _mm256_unpackhi_ps(a[2], a[3]);
+    r[0] = _mm256_shuffle_ps(t0, t2, 0x44);
+    r[1] = _mm256_shuffle_ps(t0, t2, 0xee);
+    r[2] = _mm256_shuffle_ps(t1, t3, 0x44);
+    r[3] = _mm256_shuffle_ps(t1, t3, 0xee);
+}
+
+static inline __m128 quad(const char *p) {
+    return _mm_loadu_ps((const float *)(const void *)p);
+}
+
+static inline void v_ld_tr(const char *s, int64_t sa, vec r[VL]) {
+    for (int q = 0; q < 2; q++) {
+        vec a[4];
+        for (int k = 0; k < 4; k++) {
+            const char *p = s + k * sa + q * 16;
+            a[k] = _mm256_insertf128_ps(_mm256_castps128_ps256(quad(p)), quad(p + 4 * sa), 1);
+        }
+        tr4_lanes(a, r + 4 * q);
+    }
+}
+
+/* v_ld_tr with the row addresses given (a partial tile points its missing
+ * rows at zeros). */
+static inline void v_ld_tr_rows(const char *const rows[VL], vec r[VL]) {
+    for (int q = 0; q < 2; q++) {
+        vec a[4];
+        for (int k = 0; k < 4; k++)
+            a[k] = _mm256_insertf128_ps(_mm256_castps128_ps256(quad(rows[k] + q * 16)),
+                                        quad(rows[4 + k] + q * 16), 1);
+        tr4_lanes(a, r + 4 * q);
+    }
+}
+
 static inline void v_copy_bytes(char *d, const char *s, int64_t nb, bool nt) {
     int64_t i = 0;
     if (nt && nb >= 512) {

@@ -171,6 +171,53 @@ static inline void v_tr(vec r[VL]) {
     }
 }
 
+/* Load and transpose a full 16x16 tile of 32-bit elements: register
+ * a[4q + k] gets, in 128-bit lane L, quad q of row 4L + k (one load and
+ * three inserts from memory, which run on the load ports and port 0);
+ * then a 4x4 transpose inside the lanes of a[4q..4q+3] gives columns
+ * 4q..4q+3 whole. Half the shuffle-port work of loads + v_tr. */
+static inline __m128 quad(const char *p) {
+    return _mm_loadu_ps((const float *)(const void *)p);
+}
+/* The 4x4 transposes inside the lanes of a[0..3], into r[0..3]. */
+static inline void tr4_lanes(const vec a[4], vec *r) {
+    vec t0 = _mm512_unpacklo_ps(a[0], a[1]), t1 = _mm512_unpackhi_ps(a[0], a[1]);
+    vec t2 = _mm512_unpacklo_ps(a[2], a[3]), t3 = _mm512_unpackhi_ps(a[2], a[3]);
+    r[0] = _mm512_shuffle_ps(t0, t2, 0x44);
+    r[1] = _mm512_shuffle_ps(t0, t2, 0xee);
+    r[2] = _mm512_shuffle_ps(t1, t3, 0x44);
+    r[3] = _mm512_shuffle_ps(t1, t3, 0xee);
+}
+
+static inline void v_ld_tr(const char *s, int64_t sa, vec r[VL]) {
+    for (int q = 0; q < 4; q++) {
+        vec a[4];
+        for (int k = 0; k < 4; k++) {
+            const char *p = s + k * sa + q * 16;
+            vec x = _mm512_castps128_ps512(quad(p));
+            x = _mm512_insertf32x4(x, quad(p + 4 * sa), 1);
+            x = _mm512_insertf32x4(x, quad(p + 8 * sa), 2);
+            a[k] = _mm512_insertf32x4(x, quad(p + 12 * sa), 3);
+        }
+        tr4_lanes(a, r + 4 * q);
+    }
+}
+
+/* v_ld_tr with the row addresses given (a partial tile points its missing
+ * rows at zeros). */
+static inline void v_ld_tr_rows(const char *const rows[VL], vec r[VL]) {
+    for (int q = 0; q < 4; q++) {
+        vec a[4];
+        for (int k = 0; k < 4; k++) {
+            vec x = _mm512_castps128_ps512(quad(rows[k] + q * 16));
+            x = _mm512_insertf32x4(x, quad(rows[4 + k] + q * 16), 1);
+            x = _mm512_insertf32x4(x, quad(rows[8 + k] + q * 16), 2);
+            a[k] = _mm512_insertf32x4(x, quad(rows[12 + k] + q * 16), 3);
+        }
+        tr4_lanes(a, r + 4 * q);
+    }
+}
+
 static inline __mmask64 byte_lanes(int64_t n) {
     return n >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1);
 }

@@ -11,6 +11,9 @@
  *                                non-temporal store when the vector is full
  *                                and aligned
  *   void v_tr(vec r[VL])         transpose the VL x VL matrix of rows r
+ *   void v_ld_tr(s, sa, r)       load VL rows of VL 32-bit elements, row a at
+ *                                s + a * sa bytes, into r transposed
+ *   void v_ld_tr_rows(rows, r)   the same with row a at rows[a]
  *   vec v_attr_f(p, s, n)        n floats p[0], p[s], ... (s may be 0)
  *   vec v_attr_i(p, s, n)        the same for int32, converted to float
  *   vec v_keep(v, n)             v with the lanes from n on zeroed
@@ -108,6 +111,20 @@ typedef struct tr_ctx {
     int64_t sa, db, dc, n0, nas, nb_all, n1, i2;
 } tr_ctx;
 
+/* Store one transposed row v (element (c2, c1) of B, lanes from a0) at d,
+ * after the attributes. */
+LG_RF_INLINE void tile_row(const lg__rf_plan *p, const lg__rf_job *j, const lg__rf_ptrs *q,
+                           const tr_ctx *t, vec v, char *d, int64_t c1, int64_t c2, int64_t a0,
+                           int na, int nv, int sk, int dk, bool arith, bool nt) {
+    if (arith && nv > 0) {
+        int64_t ao[LG_RF_NARR];
+        kd_offsets(j, t->i2 + c2, c1, a0, ao);
+        v = v_ops(p, q, v, ao, j->kd[0].st, d, nv, dk);
+        if (nv < na) v = v_keep(v, nv);
+    }
+    v_st(sk, d, v, na, nt);
+}
+
 /* The tile at (a0, b0); (c1, c2) is b0's position in (kd[1], kd[2]). It
  * stores na lanes, the first nv of them data and the rest padding, for nb
  * rows; full tiles come with these constant, so their masks fold away. */
@@ -119,19 +136,24 @@ LG_RF_INLINE void tile_body(const lg__rf_plan *p, const lg__rf_job *j, const lg_
     if (b0 + PF_ELEMS < t->nb_all)
         for (int a = 0; a < nv; a++) _mm_prefetch(s + a * t->sa + PF_ELEMS * ssz, _MM_HINT_T0);
     vec r[VL];
-    for (int a = 0; a < VL; a++) r[a] = a < nv ? v_ld(lk, s + a * t->sa, nb) : v_zero();
-    v_tr(r);
+    if (lk == LK_B32 && nv == VL && nb == VL) {
+        v_ld_tr(s, t->sa, r);
+    } else {
+        for (int a = 0; a < VL; a++) r[a] = a < nv ? v_ld(lk, s + a * t->sa, nb) : v_zero();
+        v_tr(r);
+    }
+    char *d0 = t->dst + c1 * t->db + c2 * t->dc + a0 * dsz;
+    if (c1 + nb <= t->n1) { /* the rows do not wrap into kd[2]: d0, d0 + db, ... */
+        for (int b = 0; b < VL; b++) {
+            if (b >= nb) break;
+            tile_row(p, j, q, t, r[b], d0 + b * t->db, c1 + b, c2, a0, na, nv, sk, dk, arith, nt);
+        }
+        return;
+    }
     for (int b = 0; b < VL; b++) {
         if (b >= nb) break;
         char *d = t->dst + c1 * t->db + c2 * t->dc + a0 * dsz;
-        vec v = r[b];
-        if (arith && nv > 0) {
-            int64_t ao[LG_RF_NARR];
-            kd_offsets(j, t->i2 + c2, c1, a0, ao);
-            v = v_ops(p, q, v, ao, j->kd[0].st, d, nv, dk);
-            if (nv < na) v = v_keep(v, nv);
-        }
-        v_st(sk, d, v, na, nt);
+        tile_row(p, j, q, t, r[b], d, c1, c2, a0, na, nv, sk, dk, arith, nt);
         if (++c1 == t->n1) {
             c1 = 0;
             c2++;
@@ -188,6 +210,123 @@ LG_RF_INLINE void trans_tpl(const lg__rf_plan *p, const lg__rf_job *j, const lg_
     }
 }
 
+/* A full tile of a 32-bit bit-copy transpose: VL rows at s, sa bytes apart,
+ * to VL rows at d, db bytes apart. Callers pass sa or db as a constant
+ * where the rows are contiguous, so that the addresses fold into offsets. */
+LG_RF_INLINE void tile32(const char *s, int64_t sa, char *d, int64_t db, bool pf, bool nt) {
+    if (pf)
+        for (int a = 0; a < VL; a++) _mm_prefetch(s + a * sa + PF_ELEMS * 4, _MM_HINT_T0);
+    vec r[VL];
+    v_ld_tr(s, sa, r);
+    for (int b = 0; b < VL; b++) v_st(SK_B32, d + b * db, r[b], VL, nt);
+}
+
+/* 64 zero bytes: the rows a partial tile lacks. */
+static const _Alignas(64) char zero_row[64];
+
+/* A tile of a 32-bit bit-copy transpose whose rows beyond nv (< VL) are
+ * padding: those rows load as zeros, and na lanes are stored. */
+LG_RF_INLINE void tile32_rows(const char *s, int64_t sa, int nv, char *d, int64_t db, int na,
+                              bool nt) {
+    const char *rows[VL];
+    for (int a = 0; a < VL; a++) rows[a] = a < nv ? s + a * sa : zero_row;
+    vec r[VL];
+    v_ld_tr_rows(rows, r);
+    for (int b = 0; b < VL; b++) v_st(SK_B32, d + b * db, r[b], na, nt);
+}
+
+/* trans_b32 with a flat B run (weights: the 3x3 of oihw -> OIhw16i16o):
+ * full tiles load through v_ld_tr and store their rows walking (c1, c2)
+ * incrementally; the rest go through trans_tile. */
+static void trans_b32_flat(const lg__rf_plan *p, const lg__rf_job *j, const lg__rf_ptrs *q,
+                           const int64_t n[3], bool nt) {
+    tr_ctx t;
+    t.sa = j->kd[0].st[LG_RF_SRC] * 4;
+    t.db = j->kd[1].st[LG_RF_DST] * 4;
+    t.dc = j->kd[2].st[LG_RF_DST] * 4;
+    t.n0 = n[0];
+    t.nas = n[0] + j->apad;
+    t.n1 = n[1];
+    t.nb_all = n[1] * n[2];
+    t.i2 = 0;
+    t.src = q->src;
+    t.dst = q->dst;
+    const int64_t sa = t.sa, db = t.db, wrap = t.dc - t.n1 * t.db, n1 = t.n1;
+    const bool b_outer = t.nas * 4 <= 128;
+    const int64_t nx = b_outer ? t.nb_all : t.nas, ny = b_outer ? t.nas : t.nb_all;
+    for (int64_t x = 0; x < nx; x += VL)
+        for (int64_t y = 0; y < ny; y += VL) {
+            int64_t a0 = b_outer ? y : x, b0 = b_outer ? x : y, c1 = b0 % n1, c2 = b0 / n1;
+            if (a0 + VL > t.n0 || b0 + VL > t.nb_all) {
+                trans_tile(p, j, q, &t, a0, b0, c1, c2, LK_B32, SK_B32, LK_B32, false, nt);
+                continue;
+            }
+            vec r[VL];
+            v_ld_tr(t.src + a0 * sa + b0 * 4, sa, r);
+            char *d = t.dst + c1 * db + c2 * t.dc + a0 * 4;
+            for (int b = 0; b < VL; b++) {
+                v_st(SK_B32, d, r[b], VL, nt);
+                d += db;
+                if (++c1 == n1) {
+                    c1 = 0;
+                    d += wrap;
+                }
+            }
+        }
+}
+
+/* 32-bit bit-copy transposes (the f32 layout changes): tiles whose B rows
+ * are all there through tile32 / tile32_rows, with the strides in locals;
+ * the others (a partial B run) through trans_tile; the tile order is
+ * trans_tpl's. Flat B runs go to trans_b32_flat. */
+static void trans_b32(const lg__rf_plan *p, const lg__rf_job *j, const lg__rf_ptrs *q,
+                      const int64_t n[3], bool nt) {
+    if (j->bflat) {
+        trans_b32_flat(p, j, q, n, nt);
+        return;
+    }
+    const int64_t sa = j->kd[0].st[LG_RF_SRC] * 4, db = j->kd[1].st[LG_RF_DST] * 4;
+    const int64_t s2 = j->kd[2].st[LG_RF_SRC] * 4, d2 = j->kd[2].st[LG_RF_DST] * 4;
+    const int64_t n0 = n[0], n1 = n[1], n2 = n[2], nas = n0 + j->apad;
+    tr_ctx t;
+    t.sa = sa;
+    t.db = db;
+    t.dc = d2;
+    t.n0 = n0;
+    t.nas = nas;
+    t.n1 = t.nb_all = n1;
+    const bool b_outer = nas * 4 <= 128;
+    const int64_t nx = b_outer ? n1 : nas, ny = b_outer ? nas : n1; /* outer, inner extents */
+    for (int64_t i2 = 0; i2 < n2; i2++) {
+        t.i2 = i2;
+        t.src = q->src + i2 * s2;
+        t.dst = q->dst + i2 * d2;
+        for (int64_t x = 0; x < nx; x += VL)
+            for (int64_t y = 0; y < ny; y += VL) {
+                int64_t a0 = b_outer ? y : x, b0 = b_outer ? x : y;
+                if (b0 + VL > n1) {
+                    trans_tile(p, j, q, &t, a0, b0, b0, 0, LK_B32, SK_B32, LK_B32, false, nt);
+                    continue;
+                }
+                const char *s = t.src + a0 * sa + b0 * 4;
+                char *d = t.dst + b0 * db + a0 * 4;
+                if (a0 + VL > n0) { /* rows of padding (apad) or a partial A run */
+                    int nv = n0 > a0 ? (int)(n0 - a0) : 0,
+                        na = nas - a0 < VL ? (int)(nas - a0) : VL;
+                    tile32_rows(s, sa, nv, d, db, na, nt);
+                    continue;
+                }
+                bool pf = b0 + PF_ELEMS < n1;
+                if (db == VL * 4)
+                    tile32(s, sa, d, VL * 4, pf, nt);
+                else if (sa == VL * 4)
+                    tile32(s, VL * 4, d, db, pf, nt);
+                else
+                    tile32(s, sa, d, db, pf, nt);
+            }
+    }
+}
+
 /* COPY: rows along kd[0], contiguous on both sides (then apad zeros). */
 LG_RF_INLINE void copy_tpl(const lg__rf_plan *p, const lg__rf_job *j, const lg__rf_ptrs *q,
                            const int64_t n[3], int lk, int sk, int dk, bool arith, bool nt) {
@@ -216,44 +355,49 @@ LG_RF_INLINE void copy_tpl(const lg__rf_plan *p, const lg__rf_job *j, const lg__
 /* COPY of bits: rows of bytes. */
 static void copy_bits(const lg__rf_plan *p, const lg__rf_job *j, const lg__rf_ptrs *q,
                       const int64_t n[3], bool nt) {
-    const int64_t sz = p->dsz, bytes = n[0] * sz;
-    if (bytes == 32 && !j->apad && j->kd[1].st[LG_RF_DST] * sz == 32 && n[1] % 2 == 0) {
+    /* Byte strides in locals: stores through char * could alias the job,
+     * which would make the compiler reload them on every row. */
+    const int64_t sz = p->dsz, bytes = n[0] * sz, pad = j->apad * sz;
+    const int64_t s1 = j->kd[1].st[LG_RF_SRC] * sz, s2 = j->kd[2].st[LG_RF_SRC] * sz;
+    const int64_t d1 = j->kd[1].st[LG_RF_DST] * sz, d2 = j->kd[2].st[LG_RF_DST] * sz;
+    const int64_t n1 = n[1], n2 = n[2];
+    if (bytes == 32 && !pad && d1 == 32 && n1 % 2 == 0) {
         /* Pairs of half-line rows that are neighbours in dst: one store. */
-        const int64_t s1 = j->kd[1].st[LG_RF_SRC] * sz;
-        for (int64_t i2 = 0; i2 < n[2]; i2++)
-            for (int64_t i1 = 0; i1 < n[1]; i1 += 2) {
-                const char *s = q->src + i2 * j->kd[2].st[LG_RF_SRC] * sz + i1 * s1;
-                char *d = q->dst + (i2 * j->kd[2].st[LG_RF_DST] + i1 * j->kd[1].st[LG_RF_DST]) * sz;
-                v_copy_2x32(d, s, s + s1);
-            }
+        if (n1 == 2) { /* nChw8c -> nChw16c: one pair per step of kd[2] */
+            const char *s = q->src;
+            char *d = q->dst;
+            for (int64_t i2 = 0; i2 < n2; i2++, s += s2, d += d2) v_copy_2x32(d, s, s + s1);
+            return;
+        }
+        for (int64_t i2 = 0; i2 < n2; i2++) {
+            const char *s = q->src + i2 * s2;
+            char *d = q->dst + i2 * d2;
+            for (int64_t i1 = 0; i1 < n1; i1 += 2)
+                v_copy_2x32(d + i1 * d1, s + i1 * s1, s + i1 * s1 + s1);
+        }
         return;
     }
-    for (int64_t i2 = 0; i2 < n[2]; i2++)
-        for (int64_t i1 = 0; i1 < n[1]; i1++) {
-            const char *s =
-                q->src + (i2 * j->kd[2].st[LG_RF_SRC] + i1 * j->kd[1].st[LG_RF_SRC]) * sz;
-            char *d = q->dst + (i2 * j->kd[2].st[LG_RF_DST] + i1 * j->kd[1].st[LG_RF_DST]) * sz;
+    for (int64_t i2 = 0; i2 < n2; i2++)
+        for (int64_t i1 = 0; i1 < n1; i1++) {
+            const char *s = q->src + i2 * s2 + i1 * s1;
+            char *d = q->dst + i2 * d2 + i1 * d1;
             v_copy_bytes(d, s, bytes, nt);
-            if (j->apad) v_zero_bytes(d + bytes, j->apad * sz);
+            if (pad) v_zero_bytes(d + bytes, pad);
         }
 }
 
 /* ZERO with dst-contiguous rows. */
 static void zero_rows(const lg__rf_plan *p, const lg__rf_job *j, const lg__rf_ptrs *q,
                       const int64_t n[3]) {
-    const int64_t sz = p->dsz;
-    for (int64_t i2 = 0; i2 < n[2]; i2++)
-        for (int64_t i1 = 0; i1 < n[1]; i1++)
-            v_zero_bytes(q->dst + (i2 * j->kd[2].st[LG_RF_DST] + i1 * j->kd[1].st[LG_RF_DST]) * sz,
-                         n[0] * sz);
+    const int64_t sz = p->dsz, bytes = n[0] * sz;
+    const int64_t d1 = j->kd[1].st[LG_RF_DST] * sz, d2 = j->kd[2].st[LG_RF_DST] * sz;
+    const int64_t n1 = n[1], n2 = n[2];
+    for (int64_t i2 = 0; i2 < n2; i2++)
+        for (int64_t i1 = 0; i1 < n1; i1++) v_zero_bytes(q->dst + i2 * d2 + i1 * d1, bytes);
 }
 
 /* Instances with the kinds fixed at compile time for the common cases; the
  * rest go through one instance that switches at run time. */
-static void trans_b32(const lg__rf_plan *p, const lg__rf_job *j, const lg__rf_ptrs *q,
-                      const int64_t n[3], bool nt) {
-    trans_tpl(p, j, q, n, LK_B32, SK_B32, LK_B32, false, nt);
-}
 static void trans_b16(const lg__rf_plan *p, const lg__rf_job *j, const lg__rf_ptrs *q,
                       const int64_t n[3], bool nt) {
     trans_tpl(p, j, q, n, LK_B16, SK_B16, LK_B16, false, nt);
