@@ -13,6 +13,10 @@
  *                        output has a value of its own.
  *  5. eliminate_reorders inverse pairs (A->B->A) cancel, chains (A->B->C)
  *                        merge into one reorder (eliminate_reorders.c).
+ * 5b. fuse_shuffle_reorder
+ *                        a shuffle and a same-type reorder right before or
+ *                        after it become one kernel that shuffles into the
+ *                        other layout (fuse_shuffle_reorder.c).
  *  6. fold_constants     reorders of constants run now, once (weights).
  *  7. fuse               eltwise chains and a residual add into the
  *                        producing conv's post-ops.
@@ -20,10 +24,11 @@
  *                        safe.
  *  9. create_kernels     every step's kernel, through the kernel cache.
  * Then the plan is built (src/graph/plan_build.c): an immutable array of
- * steps. Passes 2, 5, 6, 7 and 8 are optional and may be skipped by name through
- * lg_compile_options.disable_passes or LG_DISABLE_PASSES ("fold_constants,
- * fuse"); results stay correct (the skipped work happens at run time, or
- * memory is not reused). lg_compile_options.fuse = false skips "fuse". */
+ * steps. Passes 2, 5, 5b, 6, 7 and 8 are optional and may be skipped by name
+ * through lg_compile_options.disable_passes or LG_DISABLE_PASSES
+ * ("fold_constants,fuse"); results stay correct (the skipped work happens at
+ * run time, or memory is not reused). lg_compile_options.fuse = false skips
+ * "fuse". */
 #include "graph/plan.h"
 #include "passes/passes.h"
 
@@ -40,6 +45,7 @@ static const struct {
     {"propagate_layouts", lg__pass_propagate_layouts, false},
     {"insert_reorders", lg__pass_insert_reorders, false},
     {"eliminate_reorders", lg__pass_eliminate_reorders, true},
+    {"fuse_shuffle_reorder", lg__pass_fuse_shuffle_reorder, true},
     {"fold_constants", lg__pass_fold_constants, true},
     {"fuse", lg__pass_fuse, true},
     {"plan_memory", lg__pass_plan_memory, true},
@@ -69,7 +75,7 @@ static lg_status parse_disabled(const char *list, const char *origin, bool *off)
         if (i == NPASSES)
             return LG_ERROR(LG_INVALID_ARGUMENT,
                             "%s: unknown pass '%.*s' (optional passes: eliminate_shuffles, "
-                            "eliminate_reorders, fold_constants, fuse, "
+                            "eliminate_reorders, fuse_shuffle_reorder, fold_constants, fuse, "
                             "plan_memory)",
                             origin, (int)n, s);
         if (!pipeline[i].optional)

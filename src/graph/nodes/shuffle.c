@@ -1,6 +1,7 @@
 /* The shuffle node (forward channel shuffle): lg_graph_add_shuffle and its
  * hooks. Memory-bound: under GREEDY it runs in the layout that arrives. */
 #include "graph/graph.h"
+#include "primitives/shuffle/shuffle.h"
 
 #include <string.h>
 
@@ -26,9 +27,10 @@ static lg_status shuffle_infer(const lg__value *vals, const lg__node *node, int 
     return LG_OK;
 }
 
+/* Input and result may differ in layout (fuse_shuffle_reorder). */
 static lg_status shuffle_create(const lg__graph *ir, const lg__node *node, lg_kernel **k) {
-    return lg_shuffle_create(k, LG_FORWARD, &ir->vals[node->in[0]].md, node->p.shuffle.axis,
-                             node->p.shuffle.group_size);
+    return lg__shuffle_create_ex(k, LG_FORWARD, &ir->vals[node->in[0]].md, &ir->vals[node->out].md,
+                                 node->p.shuffle.axis, node->p.shuffle.group_size);
 }
 
 static void shuffle_describe(const lg__graph *ir, const lg__node *node, char *buf, size_t len) {

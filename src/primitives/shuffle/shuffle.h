@@ -42,6 +42,14 @@ static inline int64_t lg__shuffle_src_channel(int64_t c, int64_t C, int64_t g) {
     return (c % k) * g + c / k;
 }
 
+/* lg_shuffle_create with src and dst in different layouts (same dims and
+ * type; any concrete layouts: plain, strided, blocked with padded tails):
+ * dst(c) = src(c') as lg_shuffle_create defines it, zeros on dst's padding.
+ * Equal layouts give lg_shuffle_create's kernel. Used by the graph to run a
+ * shuffle and an adjacent reorder as one kernel (shuffle_ex.c). */
+LG_INTERNAL lg_status lg__shuffle_create_ex(lg_kernel **k, lg_prop prop, const lg_md *src,
+                                            const lg_md *dst, int axis, int64_t group_size);
+
 /* The scalar reference: the truth the tests compare every path with. Copies
  * each logical element from its source channel (bits, any type) and writes
  * zeros to all of dst's padding. Leaves gaps of a strided dst untouched. */
