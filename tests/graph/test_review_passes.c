@@ -76,9 +76,10 @@ static tensor unpack_any(const lg_md *md, const void *buf) {
 /* Run a plan: f32 inputs packed into the layouts it reports, every output
  * unpacked (any dtype). Inputs and outputs are named x0.., y0... */
 static void run(const lg_plan *p, int nin, const tensor *ins, int nout, tensor *outs) {
-    lg_binding bi[8], bo[16];
-    char in_names[8][16], out_names[16][16];
-    lg_md mdo[16];
+    lg_binding bi[8], bo[32];
+    char in_names[8][16], out_names[32][16];
+    lg_md mdo[32];
+    cr_assert_leq(nout, 32);
     for (int i = 0; i < nin; i++) {
         snprintf(in_names[i], 16, "x%d", i);
         lg_md md;
@@ -141,7 +142,7 @@ typedef struct ggen {
 } ggen;
 
 static const char *plain_tag[] = {"", "a", "ab", "abc", "abcd", "abcde", "abcdef"};
-static const char *last_tag[] = {"", "a", "ab", "acb", "acdb", "acdeb"};
+static const char *last_tag[] = {"", "a", "ba", "acb", "acdb", "acdeb"};
 
 static lg_value add_const(ggen *G, lg_rng *r, int nd, const int64_t *dims, const char *tag,
                           float scale) {
@@ -173,8 +174,8 @@ static int push(ggen *G, lg_value v, int nd, const int64_t *dims, lg_dtype dt) {
 static lg_md random_layout(lg_rng *r, const gval *x, lg_dtype dt) {
     lg_md md;
     int k = (int)(lg_rng_next(r) % 5);
-    static const char *blk8[] = {"", "", "", "aBc8b", "aBcd8b", "aBcde8b"};
-    static const char *blk16[] = {"", "", "", "aBc16b", "aBcd16b", "aBcde16b"};
+    static const char *blk8[] = {"", "", "aB8b", "aBc8b", "aBcd8b", "aBcde8b"};
+    static const char *blk16[] = {"", "", "aB16b", "aBc16b", "aBcd16b", "aBcde16b"};
     const char *tag = k == 0   ? plain_tag[x->nd]
                       : k == 1 ? last_tag[x->nd]
                       : k == 2 ? blk8[x->nd]
@@ -194,11 +195,11 @@ static lg_md random_layout(lg_rng *r, const gval *x, lg_dtype dt) {
     return md;
 }
 
-/* A graph on [N, C, S...] tensors of rank nd (3..5). */
+/* A graph on [N, C, S...] tensors of rank nd (2..5). */
 static void ggenerate(ggen *G, lg_rng *r, int nodes) {
     memset(G, 0, sizeof *G);
     cr_assert_eq(lg_graph_create(&G->g), LG_OK);
-    int nd = 3 + (int)(lg_rng_next(r) % 3);
+    int nd = 2 + (int)(lg_rng_next(r) % 4); /* 2D: no conv */
     int64_t dims[5] = {1 + (int64_t)(lg_rng_next(r) % 2), 16, 3, 3, 3};
     if (nd == 3) dims[2] = 7;
     G->nin = 1 + (int)(lg_rng_next(r) % 2);
@@ -232,7 +233,7 @@ static void ggenerate(ggen *G, lg_rng *r, int nodes) {
         switch (lg_rng_next(r) % 8) {
         case 0:
         case 1: { /* conv over every spatial dim: 1x1 or 3x3 (pad 1), dense or depthwise */
-            if (x.dt != LG_F32) continue;
+            if (x.dt != LG_F32 || x.nd < 3) continue;
             int sp = x.nd - 2;
             int64_t k = lg_rng_next(r) % 2 ? 3 : 1, ic = x.dims[1];
             bool dw = lg_rng_next(r) % 4 == 0;
@@ -743,4 +744,64 @@ Test(review, constant_output_twice_costs_one_reorder) {
     lg_plan_destroy(p);
     t_free(&xin);
     gfree(&G);
+}
+
+/* A value wanted in more layouts than the factor model holds (MAX_LAYOUTS):
+ * 18 outputs of one "any" input, each in another permutation of its dims.
+ * OPTIMAL falls back to GREEDY's assignment (not exact) and the plan returns
+ * the input in every layout. */
+Test(review, too_many_layouts_fall_back_to_greedy) {
+    static const char *tags[] = {"abcd", "abdc", "acbd", "acdb", "adbc", "adcb",
+                                 "bacd", "badc", "bcad", "bcda", "bdac", "bdca",
+                                 "cabd", "cadb", "cbad", "cbda", "cdab", "cdba"};
+    const int n = (int)(sizeof tags / sizeof tags[0]);
+    lg_rng r = {14};
+    int64_t d[4] = {2, 3, 4, 5};
+    lg_graph *g;
+    cr_assert_eq(lg_graph_create(&g), LG_OK);
+    lg_md md;
+    cr_assert_eq(lg_md_init_tag(&md, 4, d, LG_F32, "any"), LG_OK);
+    lg_value x, y;
+    cr_assert_eq(lg_graph_add_input(g, "x0", &md, &x), LG_OK);
+    cr_assert_eq(lg_graph_add_eltwise(g, x, LG_ELTWISE_LINEAR, 1, 0, &y), LG_OK);
+    for (int o = 0; o < n; o++) {
+        char name[16];
+        snprintf(name, sizeof name, "y%d", o);
+        cr_assert_eq(lg_graph_add_output(g, o % 2 ? x : y, name, tags[o]), LG_OK);
+    }
+    lg__graph ir;
+    cr_assert_eq(lg__ir_init(&ir, g), LG_OK);
+    cr_assert_eq(lg__pass_infer_shapes(&ir), LG_OK);
+    lg__layout_space s;
+    cr_assert_eq(lg__layout_space_build(&ir, &s), LG_OK, "%s", lg_last_error());
+    cr_expect(!s.too_large, "9 layouts per value fit");
+    lg__layout_space_free(&s);
+    lg__ir_free(&ir);
+    lg_graph_destroy(g);
+
+    cr_assert_eq(lg_graph_create(&g), LG_OK);
+    cr_assert_eq(lg_graph_add_input(g, "x0", &md, &x), LG_OK);
+    for (int o = 0; o < n; o++) {
+        char name[16];
+        snprintf(name, sizeof name, "y%d", o);
+        cr_assert_eq(lg_graph_add_output(g, x, name, tags[o]), LG_OK);
+    }
+    cr_assert_eq(lg__ir_init(&ir, g), LG_OK);
+    cr_assert_eq(lg__pass_infer_shapes(&ir), LG_OK);
+    cr_assert_eq(lg__layout_space_build(&ir, &s), LG_OK, "%s", lg_last_error());
+    cr_expect(s.too_large, "18 layouts of one value do not fit");
+    lg__layout_space_free(&s);
+    cr_assert_eq(lg__propagate_optimal(&ir), LG_OK, "%s", lg_last_error());
+    cr_expect(!ir.exact);
+    lg__ir_free(&ir);
+    tensor xin = t_rand(4, d, &r, -1, 1), got[18];
+    lg_plan *p = compile(g, LG_STRATEGY_OPTIMAL, NULL);
+    run(p, 1, &xin, n, got);
+    for (int o = 0; o < n; o++) {
+        t_expect_near(&got[o], &xin, 0, 0, tags[o]);
+        t_free(&got[o]);
+    }
+    lg_plan_destroy(p);
+    t_free(&xin);
+    lg_graph_destroy(g);
 }
