@@ -417,6 +417,55 @@ Test(conv, layout_choice_for_any) {
     lg__cpu_set_isa_cap(-1);
 }
 
+/* The vector paths are the ones taken (so the comparisons above test them):
+ * the impl of each kind of problem under each ISA cap. */
+static void expect_impl(const cprob *p, const family *f, const char *want) {
+    lg_rng r = {5};
+    cdata d;
+    cp_data(p, &r, &d);
+    char s[64], w[64], o[64];
+    const char *st = f->src ? tagx(s, f->src, p->nsp, 'c') : NULL;
+    const char *dt = f->dst ? tagx(o, f->dst, p->nsp, 'c') : NULL;
+    const char *wp = p->g > 1 ? f->gwei : f->wei;
+    const char *wt = wp ? tagx(w, wp, p->nsp, p->g > 1 ? 'd' : 'c') : NULL;
+    const char *impl = cp_run(p, &d, st, wt, dt, want);
+    cr_assert_str_eq(impl, want, "%s layouts: impl %s, want %s", f->name, impl, want);
+    cp_data_free(&d);
+}
+
+Test(conv, vector_paths_taken) {
+    cprob c3 = p2d(1, 1, 32, 48, 9, 3, 1, 1), c1 = p2d(1, 1, 32, 48, 9, 1, 1, 0);
+    cprob dw = p2d(1, 40, 1, 1, 9, 3, 1, 1), first = p2d(1, 1, 3, 32, 15, 7, 2, 3);
+    cprob shuf = p2d(1, 3, 20, 80, 6, 1, 1, 0), s2 = p2d(1, 1, 32, 32, 9, 3, 2, 1);
+    const family *any = &families[0], *b8 = &families[3];
+    static const family cl = {"nhwc src and dst, blocked weights", "aXb", "aXb", "ABX16b16a",
+                              "aBCX16c16b"};
+    if (lg__cpu_isa_hw() >= LG_ISA_AVX512) {
+        lg__cpu_set_isa_cap(LG_ISA_AVX512);
+        expect_impl(&c3, any, "conv:avx512:direct");
+        expect_impl(&c1, any, "conv:avx512:1x1");
+        expect_impl(&dw, any, "conv:avx512:dw");
+        expect_impl(&first, any, "conv:avx512:direct");
+        expect_impl(&shuf, any, "conv:avx512:direct");
+        expect_impl(&s2, any, "conv:avx512:direct");
+        expect_impl(&c3, b8, "conv:avx2:direct");
+        expect_impl(&dw, b8, "conv:avx2:direct"); /* gOIx8i8o weights: the grouped path */
+        expect_impl(&c3, &cl, "conv:avx512:direct");
+        expect_impl(&c1, &cl, "conv:avx512:direct");
+    }
+    if (lg__cpu_isa_hw() >= LG_ISA_AVX2) {
+        lg__cpu_set_isa_cap(LG_ISA_AVX2);
+        expect_impl(&c3, any, "conv:avx2:direct");
+        expect_impl(&c1, any, "conv:avx2:1x1");
+        expect_impl(&dw, any, "conv:avx2:dw");
+        expect_impl(&first, any, "conv:avx2:direct");
+        expect_impl(&shuf, any, "conv:avx2:direct");
+    }
+    lg__cpu_set_isa_cap(LG_ISA_SCALAR);
+    expect_impl(&c3, any, "conv:ref");
+    lg__cpu_set_isa_cap(-1);
+}
+
 Test(conv, cache_shares_kernels) {
     cprob p = p2d(1, 1, 8, 8, 5, 3, 1, 1);
     int64_t sd[4], wd[4], dd[4];

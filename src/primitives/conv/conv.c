@@ -83,7 +83,7 @@ static void conv_destroy(lg_kernel *k) {
     lg__conv_kernel *c = k->data;
     if (!c) return;
     lg__conv_tabs_free(&c->tabs);
-    lg__free(c->plan);
+    lg__conv_plan_free(c);
     lg__free(c);
 }
 

@@ -111,6 +111,9 @@ typedef struct lg__conv_kernel {
  * sets c->impl. LG_OUT_OF_MEMORY (no message) on failure. */
 LG_INTERNAL lg_status lg__conv_plan(lg__conv_kernel *c);
 
+/* Free c's plan (whatever its path). */
+LG_INTERNAL void lg__conv_plan_free(lg__conv_kernel *c);
+
 /* Run the chosen path. bias is NULL when the problem has none. */
 LG_INTERNAL lg_status lg__conv_run(const lg__conv_kernel *c, const float *src, const float *wei,
                                    const float *bias, float *dst);

@@ -1,22 +1,92 @@
 /* The choice of path for a conv kernel and the execution dispatch.
  *
- * Paths:
- *  - ref: lg__conv_ref (any layout combination; scalar). */
+ * Paths, tried in order (impl "conv:<isa>:<path>"):
+ *  - dw: depthwise on channel-blocked activations (dw.h);
+ *  - 1x1 / direct: the register-blocked direct convolution (direct.h), "1x1"
+ *    when it walks an image's pixels as one row;
+ *  - ref: lg__conv_ref, any layout combination (scalar).
+ * On AVX-512 the 16-lane kernels are tried first, then the 8-lane (AVX2)
+ * ones, so 8-blocked layouts run vectorised there too. */
 #include "primitives/conv/conv.h"
 
+#include "primitives/conv/direct.h"
+
+#include <omp.h>
 #include <stdio.h>
 
-enum { LG_CONV_PATH_REF };
+enum { PATH_REF, PATH_DIRECT };
+
+/* Multiply-adds from which all threads run. */
+#define PAR_MACS 32768
+
+typedef struct direct_plan {
+    lg__conv_direct *d;
+    lg__conv_direct_fn fn;
+} direct_plan;
 
 lg_status lg__conv_plan(lg__conv_kernel *c) {
-    c->path = LG_CONV_PATH_REF;
+    lg__isa isa = lg__cpu_isa();
+    c->path = PATH_REF;
     snprintf(c->impl, sizeof c->impl, "conv:ref");
+    for (int vl = 16; vl >= 8; vl /= 2) {
+        if ((vl == 16 && isa < LG_ISA_AVX512) || isa < LG_ISA_AVX2) continue;
+        for (int dw = 1; dw >= 0; dw--) {
+            lg__conv_direct *d = NULL;
+            bool oom = false;
+            bool ok =
+                dw ? lg__conv_dw_plan(c, vl, &d, &oom) : lg__conv_direct_plan(c, vl, &d, &oom);
+            if (oom) return LG_OUT_OF_MEMORY;
+            if (!ok) continue;
+            direct_plan *p = lg__malloc(sizeof *p);
+            if (!p) {
+                lg__conv_direct_free(d);
+                return LG_OUT_OF_MEMORY;
+            }
+            p->d = d;
+            p->fn = vl == 16 ? (dw ? lg__conv_dw_avx512 : lg__conv_direct_avx512)
+                             : (dw ? lg__conv_dw_avx2 : lg__conv_direct_avx2);
+            c->plan = p;
+            c->path = PATH_DIRECT;
+            snprintf(c->impl, sizeof c->impl, "conv:%s:%s", vl == 16 ? "avx512" : "avx2",
+                     dw        ? "dw"
+                     : d->flat ? "1x1"
+                               : "direct");
+            return LG_OK;
+        }
+    }
     return LG_OK;
+}
+
+void lg__conv_plan_free(lg__conv_kernel *c) {
+    if (c->path == PATH_DIRECT && c->plan) lg__conv_direct_free(((direct_plan *)c->plan)->d);
+    lg__free(c->plan);
+    c->plan = NULL;
+}
+
+/* Threads for `items` work items of `macs` multiply-adds in all. */
+static int threads_for(int64_t items, int64_t macs) {
+    if (items < 2 || macs < PAR_MACS || omp_in_parallel()) return 1;
+    int n = omp_get_max_threads();
+    return items < n ? (int)items : n;
 }
 
 lg_status lg__conv_run(const lg__conv_kernel *c, const float *src, const float *wei,
                        const float *bias, float *dst) {
+    const lg__conv_shape *s = &c->s;
     switch (c->path) {
+    case PATH_DIRECT: {
+        const direct_plan *p = c->plan;
+        const lg__conv_direct *d = p->d;
+        int64_t macs = s->n * s->oc * s->od * s->oh * s->ow * s->icg * s->kd * s->kh * s->kw;
+        int nthr = threads_for(d->nitems, macs);
+#pragma omp parallel num_threads(nthr) if (nthr > 1)
+        {
+            int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+            int64_t lo = d->nitems * t / nt, hi = d->nitems * (t + 1) / nt;
+            if (lo < hi) p->fn(d, lo, hi, src, wei, bias, dst);
+        }
+        return LG_OK;
+    }
     default:
         lg__conv_ref(&c->pd, &c->tabs, src, wei, bias, dst);
         return LG_OK;

@@ -1,0 +1,301 @@
+/* The direct convolution's planner (direct.h): layout checks, strides,
+ * segments, chunks, tile shape and the work split. */
+#include "primitives/conv/direct.h"
+
+#include <string.h>
+
+/* Pixels per tile for 1..4 blocks (the ISA files instantiate these). */
+static const int urmax16[LG_CONV_MAX_NB + 1] = {0, 14, 14, 9, 6};
+static const int urmax8[LG_CONV_MAX_NB + 1] = {0, 12, 6, 4, 2};
+
+/* True if md is channel-blocked by vl on dim 1 only. */
+static bool chan_blocked(const lg_md *md, int vl) {
+    return md->blocking.inner_nblks == 1 && md->blocking.inner_idxs[0] == 1 &&
+           md->blocking.inner_blks[0] == vl;
+}
+
+/* Spatial strides of an activation md into d/h/w (missing dims: 0). */
+static void spatial_strides(const lg_md *md, int nsp, int first, int64_t *st3) {
+    st3[0] = st3[1] = st3[2] = 0;
+    for (int i = 0; i < nsp; i++) st3[3 - nsp + i] = md->blocking.strides[first + i];
+}
+
+/* The epilogue kind of the post-op chain. */
+static int epi_kind(const lg__conv_pd *pd, float *scale) {
+    const lg__post_op *p = pd->post;
+    bool relu0[LG_MAX_POST_OPS];
+    for (int i = 0; i < pd->npost; i++)
+        relu0[i] = p[i].kind == LG_POST_ELTWISE && p[i].alg == LG_ELTWISE_RELU && p[i].alpha == 0;
+    *scale = 0;
+    if (pd->npost == 0) return LG_CONV_EPI_NONE;
+    if (pd->npost == 1 && relu0[0]) return LG_CONV_EPI_RELU;
+    if (p[0].kind == LG_POST_SUM) {
+        *scale = p[0].scale;
+        if (pd->npost == 1) return LG_CONV_EPI_SUM;
+        if (pd->npost == 2 && relu0[1]) return LG_CONV_EPI_SUM_RELU;
+    }
+    return LG_CONV_EPI_GEN;
+}
+
+/* Blocks per chunk: the least load traffic per FMA, 3 / ur + 1 / nb (ur
+ * the pixels per tile once the row is split evenly): a tile streams its
+ * weights (one vector per ur FMAs) from L2, its source broadcasts (one per
+ * nb FMAs) hit L1. Chunk counts that divide the blocks evenly are
+ * preferred. */
+static int choose_nb(int vl, int64_t nob, int64_t width, int *ur_out) {
+    const int *um = vl == 16 ? urmax16 : urmax8;
+    double best = 1e30;
+    int bnb = 1, bur = 1;
+    for (int nb = 1; nb <= LG_CONV_MAX_NB && nb <= nob; nb++) {
+        int64_t ntiles = (width + um[nb] - 1) / um[nb];
+        if (ntiles < 1) ntiles = 1;
+        int64_t ur = (width + ntiles - 1) / ntiles;
+        if (ur < 1) ur = 1;
+        double cost = 3.0 / (double)ur + 1.0 / nb;
+        if (nob % nb) cost *= 1.15; /* a smaller last chunk */
+        if (cost < best - 1e-9) {
+            best = cost;
+            bnb = nb;
+            bur = (int)ur;
+        }
+    }
+    *ur_out = bur;
+    return bnb;
+}
+
+/* The largest even split of width into tiles of at most um pixels. */
+static int even_ur(int64_t width, int um) {
+    int64_t ntiles = (width + um - 1) / um;
+    if (ntiles < 1) return 1;
+    int64_t ur = (width + ntiles - 1) / ntiles;
+    return ur < 1 ? 1 : (int)ur;
+}
+
+void lg__conv_direct_free(lg__conv_direct *d) {
+    if (!d) return;
+    lg__free(d->segs);
+    lg__free(d->seg_at);
+    lg__free(d->chunks);
+    lg__free(d);
+}
+
+bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **out, bool *oom) {
+    const lg__conv_pd *pd = &c->pd;
+    const lg__conv_shape *s = &c->s;
+    const lg_md *sm = &pd->src, *wm = &pd->wei, *dm = &pd->dst;
+    *oom = false;
+    *out = NULL;
+    if (sm->offset0 || wm->offset0 || dm->offset0) return false;
+    bool src_blk = chan_blocked(sm, vl);
+    if (!src_blk && sm->blocking.inner_nblks) return false;
+    bool dst_blk = chan_blocked(dm, vl);
+    if (!dst_blk && (dm->blocking.inner_nblks || dm->blocking.strides[1] != 1)) return false;
+    int wg = pd->groups > 1, wo = wg, wi = wg + 1;
+    const int *wix = wm->blocking.inner_idxs;
+    const int64_t *wbl = wm->blocking.inner_blks;
+    bool i_blk;
+    if (wm->blocking.inner_nblks == 1 && wix[0] == wo && wbl[0] == vl)
+        i_blk = false;
+    else if (wm->blocking.inner_nblks == 2 && wix[0] == wi && wbl[0] == vl && wix[1] == wo &&
+             wbl[1] == vl)
+        i_blk = true;
+    else
+        return false;
+    if (pd->has_bias &&
+        (pd->bias.offset0 || pd->bias.blocking.inner_nblks || pd->bias.blocking.strides[0] != 1))
+        return false;
+
+    lg__conv_direct *d = lg__calloc(1, sizeof *d);
+    if (!d) {
+        *oom = true;
+        return false;
+    }
+    d->s = *s;
+    d->vl = vl;
+    d->pd = pd;
+    d->has_bias = pd->has_bias;
+    d->epi = epi_kind(pd, &d->sum_scale);
+    for (int i = 0; i < pd->npost; i++) {
+        if (pd->post[i].kind != LG_POST_ELTWISE) continue;
+        d->epd[i].alg = pd->post[i].alg;
+        d->epd[i].alpha = pd->post[i].alpha;
+        d->epd[i].beta = pd->post[i].beta;
+    }
+    int nsp = pd->nsp;
+    int64_t st3[3];
+    /* src */
+    d->s_n = sm->blocking.strides[0];
+    d->s_c = sm->blocking.strides[1];
+    spatial_strides(sm, nsp, 2, st3);
+    d->s_d = st3[0], d->s_h = st3[1], d->s_w = st3[2];
+    d->s_ic = src_blk ? 1 : d->s_c;
+    d->s_kd = s->dd * d->s_d, d->s_kh = s->dh * d->s_h, d->s_kw = s->dw * d->s_w;
+    /* BLK also needs whole-block segments: set after they are built. */
+    d->src_kind = src_blk && d->s_w == vl && s->sw == 1 ? LG_CONV_SRC_BLK : LG_CONV_SRC_GEN;
+    /* dst */
+    d->dst_cl = !dst_blk;
+    d->d_n = dm->blocking.strides[0];
+    d->d_c = dm->blocking.strides[1];
+    spatial_strides(dm, nsp, 2, st3);
+    d->d_d = st3[0], d->d_h = st3[1], d->d_w = st3[2];
+    /* weights */
+    const int64_t *ws = wm->blocking.strides;
+    d->w_g = wg ? ws[0] : 0;
+    spatial_strides(wm, nsp, wg + 2, st3);
+    d->w_kd = st3[0], d->w_kh = st3[1], d->w_kw = st3[2];
+
+    /* Interior pixels along W. */
+    int64_t lo = (s->pw + s->sw - 1) / s->sw, hi;
+    if (lo > s->ow) lo = s->ow;
+    int64_t last = s->iw - 1 + s->pw - (s->kw - 1) * s->dw; /* ow * sw <= last */
+    hi = last < 0 ? 0 : last / s->sw + 1;
+    if (hi > s->ow) hi = s->ow;
+    if (hi < lo) hi = lo;
+    d->ow_lo = lo, d->ow_hi = hi;
+    int64_t npix = s->od * s->oh * s->ow;
+
+    /* Segments of each group. */
+    int64_t nseg_max = s->g * (s->icg + 1); /* generous: at most one per channel */
+    if (src_blk || i_blk) nseg_max = s->g * (2 * ((s->icg + vl - 1) / vl) + 2);
+    d->segs = lg__malloc(sizeof *d->segs * (size_t)(nseg_max > 0 ? nseg_max : 1));
+    d->seg_at = lg__malloc(sizeof *d->seg_at * (size_t)(s->g + 1));
+    int64_t nob = (s->ocg + vl - 1) / vl;
+    int64_t nchunk_max = nob > 0 ? nob : 1;
+    d->chunks = lg__calloc((size_t)(s->g * nchunk_max), sizeof *d->chunks);
+    if (!d->segs || !d->seg_at || !d->chunks) {
+        lg__conv_direct_free(d);
+        *oom = true;
+        return false;
+    }
+    int64_t k = 0;
+    for (int64_t g = 0; g < s->g; g++) {
+        d->seg_at[g] = k;
+        for (int64_t i = 0; i < s->icg;) {
+            int64_t ch = g * s->icg + i, len = s->icg - i;
+            if (src_blk && vl - ch % vl < len) len = vl - ch % vl;
+            if (i_blk && vl - i % vl < len) len = vl - i % vl;
+            lg__conv_seg *sg = &d->segs[k++];
+            sg->soff = src_blk ? ch / vl * d->s_c + ch % vl : ch * d->s_c;
+            sg->woff = i_blk ? i / vl * ws[wi] + i % vl * vl : i * ws[wi];
+            sg->len = len;
+            i += len;
+        }
+    }
+    d->seg_at[s->g] = k;
+    for (int64_t i = 0; i < k; i++)
+        if (d->segs[i].len != vl) d->src_kind = LG_CONV_SRC_GEN;
+    d->flat = s->kd == 1 && s->kh == 1 && s->kw == 1 && s->sd == 1 && s->sh == 1 && s->sw == 1 &&
+              s->pd == 0 && s->ph == 0 && s->pw == 0 && pd->pad_r[0] == 0 && pd->pad_r[1] == 0 &&
+              pd->pad_r[2] == 0 && d->src_kind == LG_CONV_SRC_BLK && !d->dst_cl && d->d_w == vl &&
+              (s->ih == 1 || d->s_h == s->iw * vl) &&
+              (s->id == 1 || d->s_d == s->ih * s->iw * vl) &&
+              (s->oh == 1 || d->d_h == s->ow * vl) && (s->od == 1 || d->d_d == s->oh * s->ow * vl);
+    int64_t width = d->flat ? npix : (hi - lo);
+    int ur = 1;
+    int nb = choose_nb(vl, nob > 0 ? nob : 1, width > 0 ? width : 1, &ur);
+    d->nb = nb, d->ur = ur;
+    d->nchunk = (nob + nb - 1) / nb;
+    const int *um = vl == 16 ? urmax16 : urmax8;
+    for (int64_t g = 0; g < s->g; g++)
+        for (int64_t ci = 0; ci < d->nchunk; ci++) {
+            lg__conv_chunk *ch = &d->chunks[g * d->nchunk + ci];
+            int64_t b0 = ci * nb, b1 = b0 + nb < nob ? b0 + nb : nob;
+            ch->nb = (int32_t)(b1 - b0);
+            ch->ur = ch->nb == nb ? ur : even_ur(width > 0 ? width : 1, um[ch->nb]);
+            ch->fast = d->epi != LG_CONV_EPI_GEN;
+            for (int64_t b = b0; b < b1; b++) {
+                lg__conv_ocb *o = &ch->ocb[b - b0];
+                o->c0 = g * s->ocg + b * vl;
+                o->nvalid = (int32_t)(s->ocg - b * vl < vl ? s->ocg - b * vl : vl);
+                o->woff = b * ws[wo];
+                bool ok = d->dst_cl
+                              ? o->nvalid == vl
+                              : o->c0 % vl == 0 && (o->nvalid == vl || o->c0 + o->nvalid == s->oc);
+                if (!ok) ch->fast = 0;
+            }
+        }
+    /* Work items. */
+    if (d->flat && npix == 0) {
+        d->nitems = 0;
+    } else if (d->flat) {
+        int64_t tiles = (npix + ur - 1) / ur;
+        int64_t per = tiles < 8 ? tiles : 8;
+        d->pix_blk = per * ur;
+        d->npix_blk = (npix + d->pix_blk - 1) / d->pix_blk;
+        d->nitems = s->n * s->g * d->npix_blk * d->nchunk;
+    } else {
+        d->nitems = s->n * s->g * s->od * s->oh * d->nchunk;
+    }
+    *out = d;
+    return true;
+}
+
+bool lg__conv_dw_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **out, bool *oom) {
+    const lg__conv_pd *pd = &c->pd;
+    const lg__conv_shape *s = &c->s;
+    const lg_md *sm = &pd->src, *wm = &pd->wei, *dm = &pd->dst;
+    *oom = false;
+    *out = NULL;
+    if (s->g < 2 || s->icg != 1 || s->ocg != 1) return false;
+    if (sm->offset0 || wm->offset0 || dm->offset0) return false;
+    if (!chan_blocked(sm, vl) || !chan_blocked(dm, vl)) return false;
+    if (sm->blocking.inner_nblks != 1 || sm->blocking.strides[1 + pd->nsp] != vl ||
+        dm->blocking.strides[1 + pd->nsp] != vl)
+        return false;
+    if (wm->blocking.inner_nblks != 1 || wm->blocking.inner_idxs[0] != 0 ||
+        wm->blocking.inner_blks[0] != vl)
+        return false;
+    if (pd->has_bias &&
+        (pd->bias.offset0 || pd->bias.blocking.inner_nblks || pd->bias.blocking.strides[0] != 1))
+        return false;
+    lg__conv_direct *d = lg__calloc(1, sizeof *d);
+    int64_t nob = (s->g + vl - 1) / vl;
+    if (d) d->chunks = lg__calloc((size_t)(nob > 0 ? nob : 1), sizeof *d->chunks);
+    if (!d || !d->chunks) {
+        lg__conv_direct_free(d);
+        *oom = true;
+        return false;
+    }
+    d->s = *s;
+    d->vl = vl;
+    d->pd = pd;
+    d->dw = 1;
+    d->has_bias = pd->has_bias;
+    d->epi = epi_kind(pd, &d->sum_scale);
+    for (int i = 0; i < pd->npost; i++) {
+        if (pd->post[i].kind != LG_POST_ELTWISE) continue;
+        d->epd[i].alg = pd->post[i].alg;
+        d->epd[i].alpha = pd->post[i].alpha;
+        d->epd[i].beta = pd->post[i].beta;
+    }
+    int nsp = pd->nsp;
+    int64_t st3[3];
+    d->s_n = sm->blocking.strides[0];
+    d->s_c = sm->blocking.strides[1];
+    spatial_strides(sm, nsp, 2, st3);
+    d->s_d = st3[0], d->s_h = st3[1], d->s_w = st3[2];
+    d->s_kd = s->dd * d->s_d, d->s_kh = s->dh * d->s_h, d->s_kw = s->dw * d->s_w;
+    d->d_n = dm->blocking.strides[0];
+    d->d_c = dm->blocking.strides[1];
+    spatial_strides(dm, nsp, 2, st3);
+    d->d_d = st3[0], d->d_h = st3[1], d->d_w = st3[2];
+    spatial_strides(wm, nsp, 3, st3);
+    d->w_kd = st3[0], d->w_kh = st3[1], d->w_kw = st3[2];
+    d->dw_k3 = s->kw == 3 && s->dw == 1 && s->sw == 1;
+    const int *um = vl == 16 ? urmax16 : urmax8;
+    d->nb = 1;
+    d->ur = even_ur(s->ow > 0 ? s->ow : 1, um[1]);
+    d->nchunk = nob;
+    for (int64_t b = 0; b < nob; b++) {
+        lg__conv_chunk *ch = &d->chunks[b];
+        ch->nb = 1;
+        ch->ur = d->ur;
+        ch->ocb[0].c0 = b * vl;
+        ch->ocb[0].nvalid = (int32_t)(s->g - b * vl < vl ? s->g - b * vl : vl);
+        ch->ocb[0].woff = b * wm->blocking.strides[0];
+        ch->fast = d->epi != LG_CONV_EPI_GEN;
+    }
+    d->nitems = s->n * nob * s->od * s->oh;
+    *out = d;
+    return true;
+}

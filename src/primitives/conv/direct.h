@@ -1,0 +1,144 @@
+/* The register-blocked direct convolution (AVX-512 and AVX2), its plan and
+ * the depthwise path.
+ *
+ * Direct path. Output tiles of nb channel blocks (VL = 16 or 8 lanes each)
+ * times ur consecutive output pixels of one row are held in vector registers
+ * across the whole reduction (input channels of the group, then kd, kh, kw,
+ * then the channels of one segment), weights loaded as vectors of VL output
+ * channels, source values broadcast. The reduction is walked by segments:
+ * runs of input channels contiguous both in src (one channel block, or a
+ * plain channel stride) and in the weights (one VL-block of I, or any I
+ * when I is not blocked), so a group may start inside a channel block
+ * (ShuffleNet's 3 groups of 20). Pixels whose kernel window leaves the input
+ * along W (the row's borders) run one at a time with the kw range clipped
+ * and four partial sums per channel block; rows whose window leaves the
+ * input along D or H clip kd / kh. A 1x1 stride-1 unpadded conv walks all
+ * pixels of an image as one row ("flat": a blocked matrix product).
+ *
+ * Layouts it takes (checked by lg__conv_direct_plan):
+ *  - src: channel-blocked by VL (aBx{VL}b) or plain (any strides: ncx,
+ *    nxc, ...);
+ *  - weights: O blocked by VL as the innermost block, I optionally blocked
+ *    by VL just outside it (OIx{VL}i{VL}o, Oxi{VL}o, gOIx..., ...);
+ *  - dst: channel-blocked by VL, or plain with channel stride 1 (nxc).
+ *
+ * Epilogue: bias is the accumulators' initial value; a post-op chain of
+ * sums and relu(alpha = 0) runs in registers; any other chain, and tiles
+ * whose channels straddle blocks, go through a tile buffer (sums from dst,
+ * eltwise by the eltwise kernel of the ISA). Lanes past a group's channels
+ * are never stored; the padding lanes of dst's last block are stored as
+ * zero.
+ *
+ * Depthwise path (G == IC == OC, channel-blocked activations, Goix{VL}g
+ * weights): one channel block times ur output pixels of a row per tile,
+ * vectorised across the block's channels, source vectors loaded (no
+ * broadcast). For a 3-wide dense stride-1 kernel each source vector of a
+ * kernel row is loaded once and feeds the three taps that use it, with the
+ * row's three weight vectors in registers; other kernels load per tap. Both
+ * skip taps outside the input per pixel, so the row's borders run in the
+ * same tiles. Items are (n, channel block, od, oh) rows; the same plan
+ * struct describes it (one "group", chunks of one block). */
+#ifndef LG_PRIMITIVES_CONV_DIRECT_H
+#define LG_PRIMITIVES_CONV_DIRECT_H
+
+#include "primitives/conv/conv.h"
+#include "primitives/eltwise/eltwise.h"
+
+/* Most output channel blocks per tile. */
+#define LG_CONV_MAX_NB 4
+
+/* How the source is addressed in the tile kernels: a channel-blocked src,
+ * unit stride along W and whole-block segments (constant pixel steps, the
+ * channel loop unrolled), or anything else (steps from the plan). */
+enum { LG_CONV_SRC_BLK, LG_CONV_SRC_GEN };
+
+/* Epilogue kinds (see the file comment). */
+enum { LG_CONV_EPI_NONE, LG_CONV_EPI_RELU, LG_CONV_EPI_SUM, LG_CONV_EPI_SUM_RELU, LG_CONV_EPI_GEN };
+
+/* A run of input channels: offsets of its first channel in src and in the
+ * weights (of the group), and its length. */
+typedef struct lg__conv_seg {
+    int64_t soff, woff;
+    int64_t len;
+} lg__conv_seg;
+
+/* One output channel block of a tile: global channel c0, nvalid channels
+ * (c0 .. c0 + nvalid - 1, all in one group), offset of the block in the
+ * weights of the group. */
+typedef struct lg__conv_ocb {
+    int64_t c0, woff;
+    int32_t nvalid, pad_;
+} lg__conv_ocb;
+
+/* A chunk: up to LG_CONV_MAX_NB blocks of one group processed together. */
+typedef struct lg__conv_chunk {
+    int32_t nb, ur; /* blocks, and pixels per tile */
+    int32_t fast;   /* in-register epilogue possible: every block aligned, the
+                       only partial one at dst's end, and a simple chain */
+    lg__conv_ocb ocb[LG_CONV_MAX_NB];
+} lg__conv_chunk;
+
+typedef struct lg__conv_direct {
+    lg__conv_shape s;
+    int vl;
+    int src_kind; /* LG_CONV_SRC_* */
+    int dst_cl;   /* dst plain with channel stride 1 (else blocked) */
+    int nb, ur;   /* the main tile: blocks per chunk, pixels per tile */
+    int flat;     /* 1x1, stride 1, no padding: pixels of an image as one row */
+    int dw;       /* the depthwise path; dw_k3 its 3-wide stride-1 dense kernel */
+    int dw_k3;
+    int epi; /* LG_CONV_EPI_* */
+    float sum_scale;
+    int has_bias;
+    /* Element strides. src: n, channel block (blocked) or channel (plain),
+     * d, h, w; s_ic steps one channel inside a segment. */
+    int64_t s_n, s_c, s_d, s_h, s_w, s_ic;
+    int64_t s_kd, s_kh, s_kw; /* one tap along d, h, w: dilation step x stride */
+    int64_t w_g, w_kd, w_kh, w_kw;
+    int64_t d_n, d_c, d_d, d_h, d_w;
+    /* Output pixels along W whose window lies inside the input: [ow_lo, ow_hi). */
+    int64_t ow_lo, ow_hi;
+    /* Segments of group g: segs[seg_at[g] .. seg_at[g + 1]). */
+    lg__conv_seg *segs;
+    int64_t *seg_at;
+    /* Chunks of group g: chunks[g * nchunk .. (g + 1) * nchunk). */
+    lg__conv_chunk *chunks;
+    int64_t nchunk;
+    /* Work: items are (n, g, chunk, od, oh) rows, or for flat (n, g, chunk,
+     * pixel block of pix_blk pixels). */
+    int64_t nitems, npix_blk, pix_blk;
+    const lg__conv_pd *pd;
+    lg__eltwise_pd epd[LG_MAX_POST_OPS]; /* the eltwise post-ops as kernels' problems */
+} lg__conv_direct;
+
+/* Build the direct plan of c for vector length vl, or return false (the
+ * layouts or the problem do not fit this path). *out is allocated with
+ * lg__malloc; free with lg__conv_direct_free. Sets *oom on allocation
+ * failure. */
+LG_INTERNAL bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **out,
+                                      bool *oom);
+LG_INTERNAL void lg__conv_direct_free(lg__conv_direct *d);
+
+/* The same for the depthwise path. */
+LG_INTERNAL bool lg__conv_dw_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **out,
+                                  bool *oom);
+
+/* Run items [lo, hi) of the plan (one thread's share). */
+typedef void (*lg__conv_direct_fn)(const lg__conv_direct *d, int64_t lo, int64_t hi,
+                                   const float *src, const float *wei, const float *bias,
+                                   float *dst);
+LG_INTERNAL void lg__conv_direct_avx512(const lg__conv_direct *d, int64_t lo, int64_t hi,
+                                        const float *src, const float *wei, const float *bias,
+                                        float *dst);
+LG_INTERNAL void lg__conv_direct_avx2(const lg__conv_direct *d, int64_t lo, int64_t hi,
+                                      const float *src, const float *wei, const float *bias,
+                                      float *dst);
+
+LG_INTERNAL void lg__conv_dw_avx512(const lg__conv_direct *d, int64_t lo, int64_t hi,
+                                    const float *src, const float *wei, const float *bias,
+                                    float *dst);
+LG_INTERNAL void lg__conv_dw_avx2(const lg__conv_direct *d, int64_t lo, int64_t hi,
+                                  const float *src, const float *wei, const float *bias,
+                                  float *dst);
+
+#endif /* LG_PRIMITIVES_CONV_DIRECT_H */

@@ -1,0 +1,374 @@
+/* The direct convolution's tile kernels, written once for both vector ISAs
+ * (direct.h describes the algorithm). Included by direct_avx512.c and
+ * direct_avx2.c after they define:
+ *   VL, vec, vmask, URMAX1..URMAX4 (pixels per tile for 1..4 blocks),
+ *   VZERO(), VLOAD(p), VSTORE(p, v), VBCAST(p), VFMA(a, b, c), VADD(a, b),
+ *   VMUL(a, b), VSET1(x), VMAX0(v), VMASK(lo, hi) (lanes [lo, hi)),
+ *   VMASKZ_LOAD(m, p), VMASK_STORE(p, m, v), VMASKZ(m, v), ELT_F32 (the
+ *   ISA's eltwise f32 kernel) and FN(name) (appends the ISA suffix).
+ * Tiles of nb blocks and ur pixels are instantiated for every ur up to the
+ * ISA's maximum, so a row's remainder takes an exact tile. */
+#include <stdint.h>
+
+#define AI static inline __attribute__((always_inline))
+
+/* The tiles are large unrolled bodies, instantiated many times: -O3's extra
+ * passes add minutes of compile time and nothing to the code that matters
+ * (the register tiles are fully unrolled by pragmas either way). */
+#pragma GCC optimize("O2")
+
+/* The largest tile. */
+#define URMAX URMAX1
+
+typedef struct tile {
+    const lg__conv_direct *d;
+    const float *src; /* the tile's first window origin (n, id0, ih0, iw0; channel 0) */
+    const float *wei; /* group g's weights */
+    const float *bias;
+    float *dst; /* the tile's first output pixel, channel 0 */
+    const lg__conv_seg *seg;
+    int64_t nseg;
+    const lg__conv_chunk *ch;
+    int64_t kd0, kd1, kh0, kh1, kw0, kw1;
+    int64_t ow0; /* depthwise: the tile's first output pixel (src is the row at iw 0) */
+} tile;
+
+/* Where block j of a chunk is stored: one vector at a1 (+ pixel offset)
+ * with mask m1, or for a block straddling two dst blocks a second part at
+ * a2 with m2; zp: the padding lanes mz of dst's last block to zero. */
+typedef struct dst_pat {
+    float *a1, *a2, *zp;
+    vmask m1, m2, mz;
+    int two, full, zpad;
+} dst_pat;
+
+static void FN(dst_pattern)(const lg__conv_direct *d, const lg__conv_ocb *b, float *dst,
+                            dst_pat *q) {
+    int64_t c0 = b->c0, nv = b->nvalid, oc = d->s.oc;
+    memset(q, 0, sizeof *q);
+    if (d->dst_cl) {
+        q->a1 = dst + c0;
+        q->full = nv == VL;
+        q->m1 = VMASK(0, (int)nv);
+        return;
+    }
+    int64_t l0 = c0 % VL, b0 = c0 / VL;
+    int64_t n1 = nv < VL - l0 ? nv : VL - l0;
+    q->a1 = dst + b0 * d->d_c + l0;
+    q->m1 = VMASK(0, (int)n1);
+    q->full = l0 == 0 && nv == VL;
+    if (nv > n1) {
+        q->two = 1;
+        q->a2 = dst + (b0 + 1) * d->d_c - n1;
+        q->m2 = VMASK((int)n1, (int)nv);
+    }
+    if (c0 + nv == oc && oc % VL) {
+        q->zpad = 1;
+        q->zp = dst + ((oc - 1) / VL) * d->d_c;
+        q->mz = VMASK((int)(oc % VL), VL);
+    }
+}
+
+/* The general epilogue: the tile (nb blocks x ur pixels of VL lanes, bias
+ * included) is in buf; run the post-op chain and store. */
+static void FN(epilogue_general)(const tile *t, int nb, int ur, float *buf) {
+    const lg__conv_direct *d = t->d;
+    const lg__conv_pd *pd = d->pd;
+    dst_pat q[LG_CONV_MAX_NB];
+    for (int j = 0; j < nb; j++) FN(dst_pattern)(d, &t->ch->ocb[j], t->dst, &q[j]);
+    int64_t dw = d->d_w;
+    for (int i = 0; i < pd->npost; i++) {
+        const lg__post_op *op = &pd->post[i];
+        if (op->kind == LG_POST_SUM) {
+            vec sc = VSET1(op->scale);
+            for (int j = 0; j < nb; j++)
+                for (int p = 0; p < ur; p++) {
+                    float *b = buf + (j * ur + p) * VL;
+                    vec old = q[j].full ? VLOAD(q[j].a1 + p * dw)
+                                        : VMASKZ_LOAD(q[j].m1, q[j].a1 + p * dw);
+                    if (q[j].two) old = VADD(old, VMASKZ_LOAD(q[j].m2, q[j].a2 + p * dw));
+                    VSTORE(b, VADD(VLOAD(b), VMUL(sc, old)));
+                }
+        } else {
+            ELT_F32(&d->epd[i], buf, buf, (int64_t)nb * ur * VL, false);
+        }
+    }
+    for (int j = 0; j < nb; j++)
+        for (int p = 0; p < ur; p++) {
+            vec v = VLOAD(buf + (j * ur + p) * VL);
+            if (q[j].full) {
+                VSTORE(q[j].a1 + p * dw, v);
+            } else {
+                VMASK_STORE(q[j].a1 + p * dw, q[j].m1, v);
+                if (q[j].two) VMASK_STORE(q[j].a2 + p * dw, q[j].m2, v);
+            }
+            if (q[j].zpad) VMASK_STORE(q[j].zp + p * dw, q[j].mz, VZERO());
+        }
+}
+
+/* Store the accumulators: in registers for the simple chains on aligned
+ * chunks, else through a buffer and the general epilogue. */
+AI void epilogue(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX_NB][URMAX]) {
+    const lg__conv_direct *d = t->d;
+    if (t->ch->fast) {
+        int epi = d->epi;
+        vec sc = VSET1(d->sum_scale);
+        int64_t dw = d->d_w;
+#pragma GCC unroll 4
+        for (int j = 0; j < NB; j++) {
+            const lg__conv_ocb *b = &t->ch->ocb[j];
+            float *a = t->dst + (d->dst_cl ? b->c0 : b->c0 / VL * d->d_c);
+            int full = b->nvalid == VL;
+            vmask m = VMASK(0, b->nvalid);
+#pragma GCC unroll 32
+            for (int p = 0; p < UR; p++) {
+                vec v = acc[j][p];
+                if (epi == LG_CONV_EPI_SUM || epi == LG_CONV_EPI_SUM_RELU)
+                    v = VFMA(sc, VLOAD(a + p * dw), v);
+                if (epi == LG_CONV_EPI_RELU || epi == LG_CONV_EPI_SUM_RELU) v = VMAX0(v);
+                VSTORE(a + p * dw, full ? v : VMASKZ(m, v));
+            }
+        }
+        return;
+    }
+    float buf[LG_CONV_MAX_NB * URMAX * VL] __attribute__((aligned(64)));
+#pragma GCC unroll 4
+    for (int j = 0; j < NB; j++)
+#pragma GCC unroll 32
+        for (int p = 0; p < UR; p++) VSTORE(buf + (j * UR + p) * VL, acc[j][p]);
+    FN(epilogue_general)(t, NB, UR, buf);
+}
+
+/* The initial accumulators: bias of each block (its valid lanes) or zero. */
+AI void init_acc(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX_NB][URMAX]) {
+#pragma GCC unroll 4
+    for (int j = 0; j < NB; j++) {
+        const lg__conv_ocb *b = &t->ch->ocb[j];
+        vec v = t->bias ? VMASKZ_LOAD(VMASK(0, b->nvalid), t->bias + b->c0) : VZERO();
+#pragma GCC unroll 32
+        for (int p = 0; p < UR; p++) acc[j][p] = v;
+    }
+}
+
+/* One input channel i of a segment for the whole tile. */
+#define TILE_STEP(i)                                                                               \
+    do {                                                                                           \
+        vec w_[LG_CONV_MAX_NB];                                                                    \
+        _Pragma("GCC unroll 4") for (int j = 0; j < NB; j++) w_[j] = VLOAD(wp[j] + (i)*VL);        \
+        _Pragma("GCC unroll 32") for (int p = 0; p < UR; p++) {                                    \
+            vec b_ = VBCAST(s + (i)*sic + p * sp);                                                 \
+            _Pragma("GCC unroll 4") for (int j = 0; j < NB; j++) acc[j][p] =                       \
+                VFMA(b_, w_[j], acc[j][p]);                                                        \
+        }                                                                                          \
+    } while (0)
+
+/* A tile of NB blocks x UR pixels, every tap inside the input along W. */
+AI void tile_body(const tile *t, const int NB, const int UR, const int KIND) {
+    const lg__conv_direct *d = t->d;
+    const int64_t sp = KIND == LG_CONV_SRC_BLK ? VL : d->s_w * d->s.sw;
+    const int64_t sic = KIND == LG_CONV_SRC_BLK ? 1 : d->s_ic;
+    vec acc[LG_CONV_MAX_NB][URMAX];
+    init_acc(t, NB, UR, acc);
+    for (int64_t g = 0; g < t->nseg; g++) {
+        const lg__conv_seg *sg = &t->seg[g];
+        int64_t len = sg->len;
+        for (int64_t kd = t->kd0; kd < t->kd1; kd++)
+            for (int64_t kh = t->kh0; kh < t->kh1; kh++)
+                for (int64_t kw = t->kw0; kw < t->kw1; kw++) {
+                    const float *s = t->src + sg->soff + kd * d->s_kd + kh * d->s_kh + kw * d->s_kw;
+                    int64_t wo = sg->woff + kd * d->w_kd + kh * d->w_kh + kw * d->w_kw;
+                    const float *wp[LG_CONV_MAX_NB];
+#pragma GCC unroll 4
+                    for (int j = 0; j < NB; j++) wp[j] = t->wei + t->ch->ocb[j].woff + wo;
+                    if (KIND == LG_CONV_SRC_BLK) { /* len == VL */
+                        for (int i = 0; i < VL; i += 4) {
+                            TILE_STEP(i);
+                            TILE_STEP(i + 1);
+                            TILE_STEP(i + 2);
+                            TILE_STEP(i + 3);
+                        }
+                    } else {
+                        for (int64_t i = 0; i < len; i++) TILE_STEP(i);
+                    }
+                }
+    }
+    epilogue(t, NB, UR, acc);
+}
+
+/* One border pixel (kw range clipped): four partial sums per block over the
+ * channels, so that the FMA chains do not wait on each other. */
+#define BORDER_STEP(i, q)                                                                          \
+    do {                                                                                           \
+        vec b_ = VBCAST(s + (i)*sic);                                                              \
+        _Pragma("GCC unroll 4") for (int j = 0; j < NB; j++) part[j][q] =                          \
+            VFMA(b_, VLOAD(wp[j] + (i)*VL), part[j][q]);                                           \
+    } while (0)
+
+AI void border_body(const tile *t, const int NB, const int KIND) {
+    const lg__conv_direct *d = t->d;
+    const int64_t sic = KIND == LG_CONV_SRC_BLK ? 1 : d->s_ic;
+    vec acc[LG_CONV_MAX_NB][URMAX], part[LG_CONV_MAX_NB][4];
+    init_acc(t, NB, 1, acc);
+#pragma GCC unroll 4
+    for (int j = 0; j < NB; j++) part[j][0] = part[j][1] = part[j][2] = part[j][3] = VZERO();
+    for (int64_t g = 0; g < t->nseg; g++) {
+        const lg__conv_seg *sg = &t->seg[g];
+        int64_t len = sg->len;
+        for (int64_t kd = t->kd0; kd < t->kd1; kd++)
+            for (int64_t kh = t->kh0; kh < t->kh1; kh++)
+                for (int64_t kw = t->kw0; kw < t->kw1; kw++) {
+                    const float *s = t->src + sg->soff + kd * d->s_kd + kh * d->s_kh + kw * d->s_kw;
+                    int64_t wo = sg->woff + kd * d->w_kd + kh * d->w_kh + kw * d->w_kw;
+                    const float *wp[LG_CONV_MAX_NB];
+#pragma GCC unroll 4
+                    for (int j = 0; j < NB; j++) wp[j] = t->wei + t->ch->ocb[j].woff + wo;
+                    int64_t i = 0;
+                    for (; i + 4 <= len; i += 4) {
+                        BORDER_STEP(i, 0);
+                        BORDER_STEP(i + 1, 1);
+                        BORDER_STEP(i + 2, 2);
+                        BORDER_STEP(i + 3, 3);
+                    }
+                    for (; i < len; i++) BORDER_STEP(i, 0);
+                }
+    }
+#pragma GCC unroll 4
+    for (int j = 0; j < NB; j++)
+        acc[j][0] =
+            VADD(acc[j][0], VADD(VADD(part[j][0], part[j][1]), VADD(part[j][2], part[j][3])));
+    epilogue(t, NB, 1, acc);
+}
+
+/* Instantiations: one function per (blocks, source kind) switching on the
+ * pixel count. */
+typedef void (*tile_fn)(const tile *t, int ur);
+
+#define TCASE(NB, K, u)                                                                            \
+    case u:                                                                                        \
+        tile_body(t, NB, u, K);                                                                    \
+        return;
+
+#define TILE_FN(NB, K, LIST)                                                                       \
+    static void FN(tile_##NB##_##K)(const tile *t, int ur) {                                       \
+        switch (ur) {                                                                              \
+            LIST(NB, K)                                                                            \
+        default:                                                                                   \
+            border_body(t, NB, K);                                                                 \
+        }                                                                                          \
+    }
+
+#define UR_1_2(NB, K)  TCASE(NB, K, 1) TCASE(NB, K, 2)
+#define UR_1_3(NB, K)  UR_1_2(NB, K) TCASE(NB, K, 3)
+#define UR_1_4(NB, K)  UR_1_3(NB, K) TCASE(NB, K, 4)
+#define UR_1_6(NB, K)  UR_1_4(NB, K) TCASE(NB, K, 5) TCASE(NB, K, 6)
+#define UR_1_9(NB, K)  UR_1_6(NB, K) TCASE(NB, K, 7) TCASE(NB, K, 8) TCASE(NB, K, 9)
+#define UR_1_12(NB, K) UR_1_9(NB, K) TCASE(NB, K, 10) TCASE(NB, K, 11) TCASE(NB, K, 12)
+#define UR_1_14(NB, K) UR_1_12(NB, K) TCASE(NB, K, 13) TCASE(NB, K, 14)
+#define UR_1_28(NB, K)                                                                             \
+    UR_1_14(NB, K)                                                                                 \
+    TCASE(NB, K, 15) TCASE(NB, K, 16) TCASE(NB, K, 17) TCASE(NB, K, 18) TCASE(NB, K, 19)           \
+        TCASE(NB, K, 20) TCASE(NB, K, 21) TCASE(NB, K, 22) TCASE(NB, K, 23) TCASE(NB, K, 24)       \
+            TCASE(NB, K, 25) TCASE(NB, K, 26) TCASE(NB, K, 27) TCASE(NB, K, 28)
+
+#define TILE_FNS(K)                                                                                \
+    TILE_FN(1, K, URLIST1)                                                                         \
+    TILE_FN(2, K, URLIST2)                                                                         \
+    TILE_FN(3, K, URLIST3)                                                                         \
+    TILE_FN(4, K, URLIST4)
+
+TILE_FNS(0)
+TILE_FNS(1)
+_Static_assert(LG_CONV_SRC_BLK == 0 && LG_CONV_SRC_GEN == 1, "tile table order");
+
+/* ur 0 selects the border kernel. */
+static const tile_fn FN(tiles)[2][LG_CONV_MAX_NB + 1] = {
+    {NULL, FN(tile_1_0), FN(tile_2_0), FN(tile_3_0), FN(tile_4_0)},
+    {NULL, FN(tile_1_1), FN(tile_2_1), FN(tile_3_1), FN(tile_4_1)},
+};
+
+/* Clip taps k of one dim so that o * s - p + k * dl lies in [0, in). */
+static inline void FN(taps)(int64_t o, int64_t s, int64_t p, int64_t dl, int64_t k, int64_t in,
+                            int64_t *lo, int64_t *hi) {
+    int64_t start = o * s - p;
+    int64_t a = start < 0 ? (-start + dl - 1) / dl : 0;
+    int64_t b = in - start <= 0 ? 0 : (in - start + dl - 1) / dl;
+    *lo = a;
+    *hi = b < k ? b : k;
+    if (*hi < *lo) *hi = *lo;
+}
+
+void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const float *src,
+                         const float *wei, const float *bias, float *dst) {
+    const lg__conv_shape *s = &d->s;
+    int kind = d->src_kind;
+    tile t;
+    memset(&t, 0, sizeof t);
+    t.d = d;
+    t.bias = bias;
+    for (int64_t it = lo; it < hi; it++) {
+        /* Items: (n, g, od, oh, chunk) rows, or (n, g, pixel block, chunk):
+         * the chunks of one row or pixel block run together, while its
+         * source is in cache. */
+        int64_t q = it, n, g, c, od = 0, oh = 0, pb = 0;
+        c = q % d->nchunk;
+        q /= d->nchunk;
+        if (d->flat) {
+            pb = q % d->npix_blk;
+            q /= d->npix_blk;
+        } else {
+            oh = q % s->oh;
+            q /= s->oh;
+            od = q % s->od;
+            q /= s->od;
+        }
+        g = q % s->g;
+        n = q / s->g;
+        t.ch = &d->chunks[g * d->nchunk + c];
+        tile_fn fn = FN(tiles)[kind][t.ch->nb];
+        int umax = t.ch->ur;
+        t.wei = wei + g * d->w_g;
+        t.seg = d->segs + d->seg_at[g];
+        t.nseg = d->seg_at[g + 1] - d->seg_at[g];
+        if (d->flat) {
+            int64_t p0 = pb * d->pix_blk, npix = s->od * s->oh * s->ow;
+            int64_t p1 = p0 + d->pix_blk < npix ? p0 + d->pix_blk : npix;
+            t.kd0 = t.kh0 = t.kw0 = 0;
+            t.kd1 = t.kh1 = t.kw1 = 1;
+            for (int64_t p = p0; p < p1; p += umax) {
+                int u = (int)(p1 - p < umax ? p1 - p : umax);
+                t.src = src + n * d->s_n + p * d->s_w;
+                t.dst = dst + n * d->d_n + p * d->d_w;
+                fn(&t, u);
+            }
+            continue;
+        }
+        FN(taps)(od, s->sd, s->pd, s->dd, s->kd, s->id, &t.kd0, &t.kd1);
+        FN(taps)(oh, s->sh, s->ph, s->dh, s->kh, s->ih, &t.kh0, &t.kh1);
+        const float *srow =
+            src + n * d->s_n + (od * s->sd - s->pd) * d->s_d + (oh * s->sh - s->ph) * d->s_h;
+        float *drow = dst + n * d->d_n + od * d->d_d + oh * d->d_h;
+        int64_t ow = 0;
+        for (; ow < s->ow; ow++) { /* left border, and all pixels when no interior */
+            if (ow >= d->ow_lo && ow < d->ow_hi) break;
+            FN(taps)(ow, s->sw, s->pw, s->dw, s->kw, s->iw, &t.kw0, &t.kw1);
+            t.src = srow + (ow * s->sw - s->pw) * d->s_w;
+            t.dst = drow + ow * d->d_w;
+            fn(&t, 0);
+        }
+        t.kw0 = 0;
+        t.kw1 = s->kw;
+        while (ow < d->ow_hi) {
+            int u = (int)(d->ow_hi - ow < umax ? d->ow_hi - ow : umax);
+            t.src = srow + (ow * s->sw - s->pw) * d->s_w;
+            t.dst = drow + ow * d->d_w;
+            fn(&t, u);
+            ow += u;
+        }
+        for (; ow < s->ow; ow++) {
+            FN(taps)(ow, s->sw, s->pw, s->dw, s->kw, s->iw, &t.kw0, &t.kw1);
+            t.src = srow + (ow * s->sw - s->pw) * d->s_w;
+            t.dst = drow + ow * d->d_w;
+            fn(&t, 0);
+        }
+    }
+}
