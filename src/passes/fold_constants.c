@@ -7,6 +7,8 @@
  * those reorders run at every execution. */
 #include "passes/passes.h"
 
+#include <omp.h>
+
 static lg_status fold(lg__graph *ir, int n) {
     const lg__node *node = &ir->nodes[n];
     const lg__value *src = &ir->vals[node->in[0]];
@@ -25,7 +27,13 @@ static lg_status fold(lg__graph *ir, int n) {
                                 lg_md_size(dst));
     }
     lg_arg args[2] = {{LG_ARG_SRC, (void *)src->data}, {LG_ARG_DST, buf}};
+    /* Weights are small: one thread does them in microseconds, while a
+     * parallel region can wait a scheduler slice for a busy second core. */
+    int threads = omp_get_max_threads();
+    bool small = lg_md_size(dst) < ((size_t)4 << 20);
+    if (small) omp_set_num_threads(1);
     s = lg_kernel_execute(k, 2, args);
+    if (small) omp_set_num_threads(threads);
     lg_kernel_destroy(k);
     if (s != LG_OK) return s;
     lg__value *out = &ir->vals[node->out];
