@@ -1,3 +1,6 @@
 # Convolution tests: the reference and every path against the truth, layout
-# choice, bad input.
+# choice, bad input; and, when oneDNN is found, agreement with its conv.
 lg_add_test(primitives_conv SOURCES primitives/test_conv.c)
+if(LG_DNNL_FOUND)
+  lg_add_test(primitives_conv_dnnl DNNL SOURCES primitives/test_conv_dnnl.c)
+endif()

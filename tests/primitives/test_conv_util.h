@@ -305,8 +305,19 @@ static inline void cp_check_padding(const lg_md *md, const float *buf, const cha
 /* Create the kernel of problem p with the given tags (NULL: "any"), run it
  * on d and compare with the truth. Returns the kernel's impl name (static
  * storage of this call). The kernel must be creatable. */
+static inline const char *cp_run_out(const cprob *p, const cdata *d, const char *stag,
+                                     const char *wtag, const char *dtag, const char *what,
+                                     float *got_out);
 static inline const char *cp_run(const cprob *p, const cdata *d, const char *stag, const char *wtag,
                                  const char *dtag, const char *what) {
+    return cp_run_out(p, d, stag, wtag, dtag, what, NULL);
+}
+
+/* cp_run, also copying the result into got_out (logical row-major order)
+ * when it is not NULL. */
+static inline const char *cp_run_out(const cprob *p, const cdata *d, const char *stag,
+                                     const char *wtag, const char *dtag, const char *what,
+                                     float *got_out) {
     static char impl[64];
     int64_t sd[6], wd[6], dd[6];
     int ns = cp_src_dims(p, sd), nw = cp_wei_dims(p, wd), nds = cp_dst_dims(p, dd);
@@ -352,6 +363,7 @@ static inline const char *cp_run(const cprob *p, const cdata *d, const char *sta
             double want = d->want[i], tol = d->tol[i];
             i++;
             float got = db[lg_md_offset(&qd, idx)];
+            if (got_out) got_out[i - 1] = got;
             if (fabs((double)got - want) <= tol || (isnan(want) && isnan(got))) continue;
             int64_t o3[3] = {0, 0, 0};
             for (int j = 0; j < p->nsp; j++) o3[3 - p->nsp + j] = idx[2 + j];

@@ -264,12 +264,6 @@ typedef void (*tile_fn)(const tile *t, int ur);
 #define UR_1_9(NB, K)  UR_1_6(NB, K) TCASE(NB, K, 7) TCASE(NB, K, 8) TCASE(NB, K, 9)
 #define UR_1_12(NB, K) UR_1_9(NB, K) TCASE(NB, K, 10) TCASE(NB, K, 11) TCASE(NB, K, 12)
 #define UR_1_14(NB, K) UR_1_12(NB, K) TCASE(NB, K, 13) TCASE(NB, K, 14)
-#define UR_1_28(NB, K)                                                                             \
-    UR_1_14(NB, K)                                                                                 \
-    TCASE(NB, K, 15) TCASE(NB, K, 16) TCASE(NB, K, 17) TCASE(NB, K, 18) TCASE(NB, K, 19)           \
-        TCASE(NB, K, 20) TCASE(NB, K, 21) TCASE(NB, K, 22) TCASE(NB, K, 23) TCASE(NB, K, 24)       \
-            TCASE(NB, K, 25) TCASE(NB, K, 26) TCASE(NB, K, 27) TCASE(NB, K, 28)
-
 #define TILE_FNS(K)                                                                                \
     TILE_FN(1, K, URLIST1)                                                                         \
     TILE_FN(2, K, URLIST2)                                                                         \
