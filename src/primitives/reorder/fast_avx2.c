@@ -6,13 +6,11 @@
 #include "primitives/reorder/fast_plan.h"
 
 #include "memory/convert.h"
+#include "primitives/eltwise/simd_avx2.h" /* VL, vec and the arithmetic */
 
 #include <immintrin.h>
 #include <stdint.h>
 #include <string.h>
-
-#define VL 8
-typedef __m256 vec;
 
 static const int32_t lane_tab[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
 
@@ -21,25 +19,7 @@ static inline __m256i lanes(int n) {
     return _mm256_loadu_si256((const __m256i *)(const void *)(lane_tab + 8 - n));
 }
 
-static inline vec v_zero(void) {
-    return _mm256_setzero_ps();
-}
-static inline vec v_set1(float f) {
-    return _mm256_set1_ps(f);
-}
-static inline vec v_add(vec a, vec b) {
-    return _mm256_add_ps(a, b);
-}
-static inline vec v_sub(vec a, vec b) {
-    return _mm256_sub_ps(a, b);
-}
-static inline vec v_mul(vec a, vec b) {
-    return _mm256_mul_ps(a, b);
-}
-static inline vec v_div(vec a, vec b) {
-    return _mm256_div_ps(a, b);
-}
-static inline vec v_keep(vec v, int n) {
+static inline vec v_keep_n(vec v, int n) {
     return _mm256_and_ps(v, _mm256_castsi256_ps(lanes(n)));
 }
 static inline __m256i v_i32(int32_t x) {

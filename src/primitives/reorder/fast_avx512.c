@@ -5,37 +5,17 @@
 #include "primitives/reorder/fast_plan.h"
 
 #include "memory/convert.h"
+#include "primitives/eltwise/simd_avx512.h" /* VL, vec and the arithmetic */
 
 #include <immintrin.h>
 #include <stdint.h>
 #include <string.h>
 
-#define VL 16
-typedef __m512 vec;
-
 static inline __mmask16 lanes(int n) {
     return (__mmask16)((1u << n) - 1u);
 }
 
-static inline vec v_zero(void) {
-    return _mm512_setzero_ps();
-}
-static inline vec v_set1(float f) {
-    return _mm512_set1_ps(f);
-}
-static inline vec v_add(vec a, vec b) {
-    return _mm512_add_ps(a, b);
-}
-static inline vec v_sub(vec a, vec b) {
-    return _mm512_sub_ps(a, b);
-}
-static inline vec v_mul(vec a, vec b) {
-    return _mm512_mul_ps(a, b);
-}
-static inline vec v_div(vec a, vec b) {
-    return _mm512_div_ps(a, b);
-}
-static inline vec v_keep(vec v, int n) {
+static inline vec v_keep_n(vec v, int n) {
     return _mm512_maskz_mov_ps(lanes(n), v);
 }
 static inline __m512i v_i32(int32_t x) {

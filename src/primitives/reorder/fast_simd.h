@@ -16,8 +16,8 @@
  *   void v_ld_tr_rows(rows, r)   the same with row a at rows[a]
  *   vec v_attr_f(p, s, n)        n floats p[0], p[s], ... (s may be 0)
  *   vec v_attr_i(p, s, n)        the same for int32, converted to float
- *   vec v_keep(v, n)             v with the lanes from n on zeroed
- *   v_zero, v_set1, v_add, v_sub, v_mul, v_div
+ *   vec v_keep_n(v, n)           v with the lanes from n on zeroed
+ *   v_zero, v_set1, v_add, v_sub, v_mul, v_div (from eltwise/simd_<isa>.h)
  *   void v_copy_bytes(d, s, nbytes, nt), v_zero_bytes(d, nbytes)
  *
  * Values: a load kind LK_B* moves raw bits (widened to 32-bit lanes), the
@@ -120,7 +120,7 @@ LG_RF_INLINE void tile_row(const lg__rf_plan *p, const lg__rf_job *j, const lg__
         int64_t ao[LG_RF_NARR];
         kd_offsets(j, t->i2 + c2, c1, a0, ao);
         v = v_ops(p, q, v, ao, j->kd[0].st, d, nv, dk);
-        if (nv < na) v = v_keep(v, nv);
+        if (nv < na) v = v_keep_n(v, nv);
     }
     v_st(sk, d, v, na, nt);
 }
@@ -345,7 +345,7 @@ LG_RF_INLINE void copy_tpl(const lg__rf_plan *p, const lg__rf_job *j, const lg__
                     int64_t ao[LG_RF_NARR];
                     kd_offsets(j, i2, i1, x, ao);
                     v = v_ops(p, q, v, ao, j->kd[0].st, d + x * dsz, mv, dk);
-                    if (mv < m) v = v_keep(v, mv);
+                    if (mv < m) v = v_keep_n(v, mv);
                 }
                 v_st(sk, d + x * dsz, v, m, nt);
             }
