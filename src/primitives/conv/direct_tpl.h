@@ -111,24 +111,38 @@ static void FN(epilogue_general)(const tile *t, int nb, int ur, float *buf) {
 AI void epilogue(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX_NB][URMAX]) {
     const lg__conv_direct *d = t->d;
     if (t->ch->fast) {
-        int epi = d->epi;
         vec sc = VSET1(d->sum_scale);
         int64_t dw = d->d_w;
+        float *a[LG_CONV_MAX_NB];
+        vmask m[LG_CONV_MAX_NB];
 #pragma GCC unroll 4
         for (int j = 0; j < NB; j++) {
             const lg__conv_ocb *b = &t->ch->ocb[j];
-            float *a = t->dst + (d->dst_cl ? b->c0 : b->c0 / VL * d->d_c);
-            int full = b->nvalid == VL;
-            vmask m = VMASK(0, b->nvalid);
-#pragma GCC unroll 32
-            for (int p = 0; p < UR; p++) {
-                vec v = acc[j][p];
-                if (epi == LG_CONV_EPI_SUM || epi == LG_CONV_EPI_SUM_RELU)
-                    v = VFMA(sc, VLOAD(a + p * dw), v);
-                if (epi == LG_CONV_EPI_RELU || epi == LG_CONV_EPI_SUM_RELU) v = VMAX0(v);
-                VSTORE(a + p * dw, full ? v : VMASKZ(m, v));
-            }
+            a[j] = t->dst + (d->dst_cl ? b->c0 : b->c0 / VL * d->d_c);
+            m[j] = VMASK(0, b->nvalid); /* zero the padding lanes of dst's last block */
         }
+        /* One loop per chain, so that no test runs per vector. */
+#define EPI_LOOP(EXPR)                                                                             \
+    _Pragma("GCC unroll 4") for (int j = 0; j < NB; j++)                                           \
+        _Pragma("GCC unroll 32") for (int p = 0; p < UR; p++) {                                    \
+        vec v = acc[j][p];                                                                         \
+        float *o_ = a[j] + p * dw;                                                                 \
+        VSTORE(o_, VMASKZ(m[j], (EXPR)));                                                          \
+    }
+        switch (d->epi) {
+        case LG_CONV_EPI_RELU:
+            EPI_LOOP(VMAX0(v));
+            break;
+        case LG_CONV_EPI_SUM:
+            EPI_LOOP(VFMA(sc, VLOAD(o_), v));
+            break;
+        case LG_CONV_EPI_SUM_RELU:
+            EPI_LOOP(VMAX0(VFMA(sc, VLOAD(o_), v)));
+            break;
+        default:
+            EPI_LOOP(v);
+        }
+#undef EPI_LOOP
         return;
     }
     float buf[LG_CONV_MAX_NB * URMAX * VL] __attribute__((aligned(64)));
@@ -280,12 +294,38 @@ static const tile_fn FN(tiles)[2][LG_CONV_MAX_NB + 1] = {
     {NULL, FN(tile_1_1), FN(tile_2_1), FN(tile_3_1), FN(tile_4_1)},
 };
 
+/* A mixed-radix counter over work items, innermost digit first: decoded
+ * once per thread (divisions), then stepped. */
+typedef struct item_idx {
+    int n;
+    int64_t ext[5], v[5];
+} item_idx;
+
+static inline void idx_init(item_idx *x, int64_t it) {
+    for (int i = 0; i < x->n; i++) {
+        x->v[i] = it % x->ext[i];
+        it /= x->ext[i];
+    }
+}
+
+static inline void idx_next(item_idx *x) {
+    for (int i = 0; i < x->n; i++) {
+        if (++x->v[i] < x->ext[i]) return;
+        x->v[i] = 0;
+    }
+}
+
 /* Clip taps k of one dim so that o * s - p + k * dl lies in [0, in). */
 static inline void FN(taps)(int64_t o, int64_t s, int64_t p, int64_t dl, int64_t k, int64_t in,
                             int64_t *lo, int64_t *hi) {
-    int64_t start = o * s - p;
-    int64_t a = start < 0 ? (-start + dl - 1) / dl : 0;
-    int64_t b = in - start <= 0 ? 0 : (in - start + dl - 1) / dl;
+    int64_t start = o * s - p, a, b;
+    if (dl == 1) { /* no division on the common path */
+        a = start < 0 ? -start : 0;
+        b = in - start;
+    } else {
+        a = start < 0 ? (-start + dl - 1) / dl : 0;
+        b = in - start <= 0 ? 0 : (in - start + dl - 1) / dl;
+    }
     *lo = a;
     *hi = b < k ? b : k;
     if (*hi < *lo) *hi = *lo;
@@ -299,24 +339,25 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
     memset(&t, 0, sizeof t);
     t.d = d;
     t.bias = bias;
-    for (int64_t it = lo; it < hi; it++) {
-        /* Items: (n, g, od, oh, chunk) rows, or (n, g, pixel block, chunk):
-         * the chunks of one row or pixel block run together, while its
-         * source is in cache. */
-        int64_t q = it, n, g, c, od = 0, oh = 0, pb = 0;
-        c = q % d->nchunk;
-        q /= d->nchunk;
+    /* Items: (n, g, od, oh, chunk) rows, or (n, g, pixel block, chunk): the
+     * chunks of one row or pixel block run together, while its source is
+     * in cache. */
+    item_idx x = {.n = d->flat ? 4 : 5};
+    if (d->flat) {
+        int64_t e[4] = {d->nchunk, d->npix_blk, s->g, s->n};
+        memcpy(x.ext, e, sizeof e);
+    } else {
+        int64_t e[5] = {d->nchunk, s->oh, s->od, s->g, s->n};
+        memcpy(x.ext, e, sizeof e);
+    }
+    idx_init(&x, lo);
+    for (int64_t it = lo; it < hi; it++, idx_next(&x)) {
+        int64_t c = x.v[0], od = 0, oh = 0, pb = 0, g, n;
         if (d->flat) {
-            pb = q % d->npix_blk;
-            q /= d->npix_blk;
+            pb = x.v[1], g = x.v[2], n = x.v[3];
         } else {
-            oh = q % s->oh;
-            q /= s->oh;
-            od = q % s->od;
-            q /= s->od;
+            oh = x.v[1], od = x.v[2], g = x.v[3], n = x.v[4];
         }
-        g = q % s->g;
-        n = q / s->g;
         t.ch = &d->chunks[g * d->nchunk + c];
         tile_fn fn = FN(tiles)[kind][t.ch->nb];
         int umax = t.ch->ur;

@@ -82,13 +82,10 @@ void FN(lg__conv_dw)(const lg__conv_direct *d, int64_t lo, int64_t hi, const flo
     t.d = d;
     t.bias = bias;
     tile_fn fn = d->dw_k3 ? FN(dw_tile_k3) : FN(dw_tile_gen);
-    for (int64_t it = lo; it < hi; it++) {
-        int64_t q = it;
-        int64_t oh = q % s->oh;
-        q /= s->oh;
-        int64_t od = q % s->od;
-        q /= s->od;
-        int64_t cb = q % d->nchunk, n = q / d->nchunk;
+    item_idx x = {.n = 4, .ext = {s->oh, s->od, d->nchunk, s->n}};
+    idx_init(&x, lo);
+    for (int64_t it = lo; it < hi; it++, idx_next(&x)) {
+        int64_t oh = x.v[0], od = x.v[1], cb = x.v[2], n = x.v[3];
         t.ch = &d->chunks[cb];
         t.wei = wei + t.ch->ocb[0].woff;
         FN(taps)(od, s->sd, s->pd, s->dd, s->kd, s->id, &t.kd0, &t.kd1);
