@@ -42,11 +42,11 @@ static int epi_kind(const lg__conv_pd *pd, float *scale) {
  * weights (one vector per ur FMAs) from L2, its source broadcasts (one per
  * nb FMAs) hit L1. Chunk counts that divide the blocks evenly are
  * preferred. */
-static int choose_nb(int vl, int64_t nob, int64_t width, int *ur_out) {
+static int choose_nb(int vl, int64_t nob, int64_t width, int max_nb, int *ur_out) {
     const int *um = vl == 16 ? urmax16 : urmax8;
     double best = 1e30;
     int bnb = 1, bur = 1;
-    for (int nb = 1; nb <= LG_CONV_MAX_NB && nb <= nob; nb++) {
+    for (int nb = 1; nb <= max_nb && nb <= nob; nb++) {
         int64_t ntiles = (width + um[nb] - 1) / um[nb];
         if (ntiles < 1) ntiles = 1;
         int64_t ur = (width + ntiles - 1) / ntiles;
@@ -184,6 +184,7 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
     d->seg_at[s->g] = k;
     for (int64_t i = 0; i < k; i++)
         if (d->segs[i].len != vl) d->src_kind = LG_CONV_SRC_GEN;
+    if (!src_blk && d->s_w == 1 && s->sw == 2) d->src_kind = LG_CONV_SRC_PLAIN2;
     d->flat = s->kd == 1 && s->kh == 1 && s->kw == 1 && s->sd == 1 && s->sh == 1 && s->sw == 1 &&
               s->pd == 0 && s->ph == 0 && s->pw == 0 && pd->pad_r[0] == 0 && pd->pad_r[1] == 0 &&
               pd->pad_r[2] == 0 && d->src_kind == LG_CONV_SRC_BLK && !d->dst_cl && d->d_w == vl &&
@@ -192,7 +193,8 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
               (s->oh == 1 || d->d_h == s->ow * vl) && (s->od == 1 || d->d_d == s->oh * s->ow * vl);
     int64_t width = d->flat ? npix : (hi - lo);
     int ur = 1;
-    int nb = choose_nb(vl, nob > 0 ? nob : 1, width > 0 ? width : 1, &ur);
+    int max_nb = d->src_kind == LG_CONV_SRC_PLAIN2 ? 2 : LG_CONV_MAX_NB;
+    int nb = choose_nb(vl, nob > 0 ? nob : 1, width > 0 ? width : 1, max_nb, &ur);
     d->nb = nb, d->ur = ur;
     d->nchunk = (nob + nb - 1) / nb;
     const int *um = vl == 16 ? urmax16 : urmax8;

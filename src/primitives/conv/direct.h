@@ -49,8 +49,10 @@
 
 /* How the source is addressed in the tile kernels: a channel-blocked src,
  * unit stride along W and whole-block segments (constant pixel steps, the
- * channel loop unrolled), or anything else (steps from the plan). */
-enum { LG_CONV_SRC_BLK, LG_CONV_SRC_GEN };
+ * channel loop unrolled); a plain src read with stride 2 along W (a first
+ * layer: constant pixel steps; at most 2 blocks per chunk); or anything
+ * else (steps from the plan). */
+enum { LG_CONV_SRC_BLK, LG_CONV_SRC_GEN, LG_CONV_SRC_PLAIN2 };
 
 /* Epilogue kinds (see the file comment). */
 enum { LG_CONV_EPI_NONE, LG_CONV_EPI_RELU, LG_CONV_EPI_SUM, LG_CONV_EPI_SUM_RELU, LG_CONV_EPI_GEN };

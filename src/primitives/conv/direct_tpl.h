@@ -179,7 +179,9 @@ AI void init_acc(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX_
 /* A tile of NB blocks x UR pixels, every tap inside the input along W. */
 AI void tile_body(const tile *t, const int NB, const int UR, const int KIND) {
     const lg__conv_direct *d = t->d;
-    const int64_t sp = KIND == LG_CONV_SRC_BLK ? VL : d->s_w * d->s.sw;
+    const int64_t sp = KIND == LG_CONV_SRC_BLK      ? VL
+                       : KIND == LG_CONV_SRC_PLAIN2 ? 2
+                                                    : d->s_w * d->s.sw;
     const int64_t sic = KIND == LG_CONV_SRC_BLK ? 1 : d->s_ic;
     vec acc[LG_CONV_MAX_NB][URMAX];
     init_acc(t, NB, UR, acc);
@@ -286,12 +288,17 @@ typedef void (*tile_fn)(const tile *t, int ur);
 
 TILE_FNS(0)
 TILE_FNS(1)
-_Static_assert(LG_CONV_SRC_BLK == 0 && LG_CONV_SRC_GEN == 1, "tile table order");
+TILE_FN(1, 2, URLIST1)
+TILE_FN(2, 2, URLIST2)
+_Static_assert(LG_CONV_SRC_BLK == 0 && LG_CONV_SRC_GEN == 1 && LG_CONV_SRC_PLAIN2 == 2,
+               "tile table order");
 
-/* ur 0 selects the border kernel. */
-static const tile_fn FN(tiles)[2][LG_CONV_MAX_NB + 1] = {
+/* ur 0 selects the border kernel; the plain stride-2 source has 1 or 2
+ * blocks per chunk only. */
+static const tile_fn FN(tiles)[3][LG_CONV_MAX_NB + 1] = {
     {NULL, FN(tile_1_0), FN(tile_2_0), FN(tile_3_0), FN(tile_4_0)},
     {NULL, FN(tile_1_1), FN(tile_2_1), FN(tile_3_1), FN(tile_4_1)},
+    {NULL, FN(tile_1_2), FN(tile_2_2), NULL, NULL},
 };
 
 /* A mixed-radix counter over work items, innermost digit first: decoded
