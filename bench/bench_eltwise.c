@@ -3,13 +3,15 @@
  * memcpy moving the same bytes (what the kernel reads and writes, halved:
  * a memcpy of M bytes reads M and writes M).
  *
- * Usage: bench_eltwise [pairs]   (default 15 pairs per workload)
+ * Usage: bench_eltwise [pairs [filter]]   (default 15 pairs per workload;
+ * with a filter, only the workloads whose name contains it)
  * Prints a Markdown table. */
 #include "bench_util.h"
 
 #include <lgraph.h>
 #include <math.h>
 #include <oneapi/dnnl/dnnl.h>
+#include <stdint.h>
 #include <stdio.h>
 
 typedef struct workload {
@@ -21,6 +23,7 @@ typedef struct workload {
     const char *tag;
     dnnl_format_tag_t dtag;
     int64_t s1[4]; /* binary: src1 dims (nchw) */
+    int bf16;      /* eltwise: bf16 data instead of f32 */
 } workload;
 
 #define BIG 8, 256, 56, 56
@@ -33,7 +36,8 @@ static const workload workloads[] = {
      dnnl_eltwise_relu,
      "nChw16c",
      dnnl_nChw16c,
-     {0}},
+     {0},
+     0},
     {"eltwise gelu_erf f32 nChw16c",
      0,
      0,
@@ -41,7 +45,8 @@ static const workload workloads[] = {
      dnnl_eltwise_gelu_erf,
      "nChw16c",
      dnnl_nChw16c,
-     {0}},
+     {0},
+     0},
     {"binary add f32 nChw16c (same layout)",
      1,
      0,
@@ -49,7 +54,8 @@ static const workload workloads[] = {
      dnnl_binary_add,
      "nChw16c",
      dnnl_nChw16c,
-     {BIG}},
+     {BIG},
+     0},
     {"eltwise relu f32 nChw16c, in place",
      0,
      1,
@@ -57,7 +63,8 @@ static const workload workloads[] = {
      dnnl_eltwise_relu,
      "nChw16c",
      dnnl_nChw16c,
-     {0}},
+     {0},
+     0},
     {"eltwise gelu_tanh f32 nchw",
      0,
      0,
@@ -65,7 +72,8 @@ static const workload workloads[] = {
      dnnl_eltwise_gelu_tanh,
      "nchw",
      dnnl_nchw,
-     {0}},
+     {0},
+     0},
     {"eltwise logistic f32 nChw16c",
      0,
      0,
@@ -73,7 +81,8 @@ static const workload workloads[] = {
      dnnl_eltwise_logistic,
      "nChw16c",
      dnnl_nChw16c,
-     {0}},
+     {0},
+     0},
     {"binary add f32 nChw16c, src0 in place",
      1,
      1,
@@ -81,7 +90,8 @@ static const workload workloads[] = {
      dnnl_binary_add,
      "nChw16c",
      dnnl_nChw16c,
-     {BIG}},
+     {BIG},
+     0},
     {"binary mul f32 nChw16c, per-channel src1",
      1,
      0,
@@ -89,7 +99,8 @@ static const workload workloads[] = {
      dnnl_binary_mul,
      "nChw16c",
      dnnl_nChw16c,
-     {1, 256, 1, 1}},
+     {1, 256, 1, 1},
+     0},
     {"binary add f32 nchw, per-channel src1",
      1,
      0,
@@ -97,7 +108,26 @@ static const workload workloads[] = {
      dnnl_binary_add,
      "nchw",
      dnnl_nchw,
-     {1, 256, 1, 1}},
+     {1, 256, 1, 1},
+     0},
+    {"eltwise relu bf16 nChw16c",
+     0,
+     0,
+     LG_ELTWISE_RELU,
+     dnnl_eltwise_relu,
+     "nChw16c",
+     dnnl_nChw16c,
+     {0},
+     1},
+    {"eltwise gelu_erf bf16 nChw16c",
+     0,
+     0,
+     LG_ELTWISE_GELU_ERF,
+     dnnl_eltwise_gelu_erf,
+     "nChw16c",
+     dnnl_nChw16c,
+     {0},
+     1},
 };
 
 typedef struct lg_ctx {
@@ -158,18 +188,28 @@ int main(int argc, char **argv) {
         "min-max) | memcpy / lgraph time | max diff vs oneDNN |\n|---|---|---|---|---|---|---|\n");
     for (size_t w = 0; w < sizeof workloads / sizeof workloads[0]; w++) {
         const workload *wl = &workloads[w];
+        if (argc > 2 && !strstr(wl->name, argv[2])) continue;
         lg_md md, m1;
-        CHECK(lg_md_init_tag(&md, 4, dims, LG_F32, wl->tag));
-        size_t sz = lg_md_size(&md), sz1 = 0, n = sz / 4;
+        CHECK(lg_md_init_tag(&md, 4, dims, wl->bf16 ? LG_BF16 : LG_F32, wl->tag));
+        size_t sz = lg_md_size(&md), sz1 = 0, n = sz / (wl->bf16 ? 2 : 4);
         float *src = alloc(sz), *dst = alloc(sz), *ddst = alloc(sz), *src1 = NULL;
-        for (size_t i = 0; i < n; i++) src[i] = (float)((int)(i % 251) - 125) * 0.05f;
+        for (size_t i = 0; i < n; i++) {
+            float f = (float)((int)(i % 251) - 125) * 0.05f;
+            if (!wl->bf16) {
+                src[i] = f;
+                continue;
+            }
+            uint32_t u; /* bf16: the top half of the f32 (truncated) */
+            memcpy(&u, &f, 4);
+            ((uint16_t *)src)[i] = (uint16_t)(u >> 16);
+        }
         memset(dst, 0, sz);
         memset(ddst, 0, sz);
         lg_ctx lc = {0};
         dnnl_ctx dc = {.stream = stream};
         dnnl_memory_desc_t dmd, dmd1;
         dnnl_dims_t dd = {BIG};
-        CHECK(dnnl_memory_desc_init_by_tag(&dmd, 4, dd, dnnl_f32, wl->dtag));
+        CHECK(dnnl_memory_desc_init_by_tag(&dmd, 4, dd, wl->bf16 ? dnnl_bf16 : dnnl_f32, wl->dtag));
         dnnl_memory_t ms, md_, ms1 = NULL;
         dnnl_primitive_desc_t pd;
         if (!wl->binary) {
@@ -217,7 +257,7 @@ int main(int argc, char **argv) {
         /* One run each out of place for the output comparison (in place
          * runs would compound). */
         double diff = 0;
-        if (!wl->inplace) {
+        if (!wl->inplace && !wl->bf16) {
             run_lg(&lc);
             run_dnnl(&dc);
             diff = max_rel_diff(dst, ddst, n);

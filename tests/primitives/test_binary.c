@@ -122,7 +122,6 @@ typedef struct bcase {
 static void run_cases(const bcase *cs, size_t nc, const int64_t *dims, const int64_t *gaps,
                       lg_dtype dt0, lg_dtype dt1, lg_dtype dtd, uint64_t seed) {
     lg_rng r = {seed};
-    bool f32 = dt0 == LG_F32 && dt1 == LG_F32 && dtd == LG_F32;
     for (size_t c = 0; c < nc; c++) {
         int64_t d1[4];
         for (int i = 0; i < 4; i++) d1[i] = cs[c].s1[i] ? cs[c].s1[i] : dims[i];
@@ -136,7 +135,7 @@ static void run_cases(const bcase *cs, size_t nc, const int64_t *dims, const int
                      cs[c].t0 ? cs[c].t0 : "gaps", cs[c].t1 ? cs[c].t1 : "gaps",
                      cs[c].td ? cs[c].td : "gaps", lg_dtype_str(dt0), lg_dtype_str(dt1),
                      lg_dtype_str(dtd), alg);
-            check(alg, &s0, &s1, &d, f32 ? cs[c].path : NULL, &r, what);
+            check(alg, &s0, &s1, &d, cs[c].path, &r, what);
         }
     }
 }
@@ -158,14 +157,17 @@ static const bcase cases[] = {
     {"nChw16c", NULL, "nChw16c", PC, "bcast_channel"},
     {"nChw4c", "nchw", "nChw4c", SC, "bcast_channel"},
     {"nchw", "nchw", "nchw", SC, "bcast_channel"},
-    {"nChw16c", "nchw", "nChw16c", FULL, NULL},         /* src1 in another layout */
-    {"nchw", "nChw16c", "nChw8c", FULL, NULL},          /* three layouts */
-    {"nhwc", "nchw", "nhwc", PC, NULL},                 /* per-channel, channels last */
-    {"nChw16c", "nchw", "nchw", PC, NULL},              /* dst differs from src0 */
-    {"nchw", "nchw", "nchw", {1, 1, 0, 0}, NULL},       /* spatial broadcast */
-    {"nChw16c", "nchw", "nChw16c", {0, 1, 1, 1}, NULL}, /* per image */
-    {"nchw", "nhwc", "nchw", {0, 1, 0, 1}, NULL},       /* mixed */
-    {NULL, NULL, NULL, FULL, NULL},                     /* gaps everywhere */
+    {"nChw16c", "nchw", "nChw16c", FULL, NULL}, /* src1 in another layout */
+    {"nchw", "nChw16c", "nChw8c", FULL, NULL},  /* three layouts */
+    {"nhwc", "nchw", "nhwc", PC, "bcast_last"}, /* per-channel, channels last */
+    {"nhwc", NULL, "nhwc", PC, "bcast_last"},   /* ... src1 strided: gathered */
+    {"nhwc", "nhwc", "nhwc", SC, "bcast_scalar"},
+    {"ABcd16a16b", "nchw", "ABcd16a16b", SC, "bcast_scalar"}, /* padding zeroed after */
+    {"nChw16c", "nchw", "nchw", PC, NULL},                    /* dst differs from src0 */
+    {"nchw", "nchw", "nchw", {1, 1, 0, 0}, NULL},             /* spatial broadcast */
+    {"nChw16c", "nchw", "nChw16c", {0, 1, 1, 1}, NULL},       /* per image */
+    {"nchw", "nhwc", "nchw", {0, 1, 0, 1}, NULL},             /* mixed */
+    {NULL, NULL, NULL, FULL, NULL},                           /* gaps everywhere */
     {NULL, "nchw", "nChw16c", PC, NULL},
 };
 
@@ -181,14 +183,43 @@ Test(binary, f32_tails_threaded) {
 
 Test(binary, mixed_types) {
     int64_t dims[4] = {2, 40, 3, 3};
-    const bcase some[] = {{"nChw16c", "nChw16c", "nChw16c", FULL, NULL},
-                          {"nChw16c", "nchw", "nChw16c", PC, NULL},
+    /* Every fast path with every mix of the three float types (each
+     * operand converted on its own), and the generic path. */
+    const bcase some[] = {{"nChw16c", "nChw16c", "nChw16c", FULL, "same_layout"},
+                          {"nhwc", "nhwc", "nhwc", FULL, "same_layout"},
+                          {"nChw16c", "nchw", "nChw16c", PC, "bcast_channel"},
+                          {"nchw", "nhwc", "nchw", SC, "bcast_channel"},
+                          {"nhwc", "nchw", "nhwc", PC, "bcast_last"},
+                          {"nhwc", NULL, "nhwc", PC, "bcast_last"},
+                          {"ABcd16a16b", "nhwc", "ABcd16a16b", SC, "bcast_scalar"},
                           {"nchw", "nhwc", "nChw8c", SC, NULL}};
     const lg_dtype t[3] = {LG_F32, LG_BF16, LG_F16};
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
-            run_cases(some, 3, dims, gaps_small, t[i], t[j], t[(i + j + 1) % 3],
-                      (uint64_t)(10 + i * 3 + j));
+            for (int k = 0; k < 3; k++)
+                if (i || j || k)
+                    run_cases(some, sizeof some / sizeof some[0], dims, gaps_small, t[i], t[j],
+                              t[k], (uint64_t)(10 + i * 9 + j * 3 + k));
+}
+
+/* Larger problems in 16-bit types: several CHUNK steps per thread, tails,
+ * pixels of many channels (a tile of few repeats) and of more channels than
+ * the tile holds (src1 read in place when f32, else the generic path). */
+Test(binary, typed_larger_and_wide_channels) {
+    int64_t dims[4] = {2, 73, 16, 16};
+    const bcase some[] = {{"nChw16c", "nChw16c", "nChw16c", FULL, "same_layout"},
+                          {"nChw16c", "nchw", "nChw16c", PC, "bcast_channel"},
+                          {"nhwc", "nchw", "nhwc", PC, "bcast_last"}};
+    run_cases(some, 3, dims, gaps_big, LG_BF16, LG_F32, LG_F16, 21);
+    run_cases(some, 3, dims, gaps_big, LG_F16, LG_BF16, LG_BF16, 22);
+    lg_rng r = {23};
+    int64_t wide[4] = {2, 2100, 3, 1}, pc[4] = {1, 2100, 1, 1};
+    lg_md a = make(4, wide, LG_BF16, "nhwc", NULL), d = make(4, wide, LG_F32, "nhwc", NULL);
+    lg_md b32 = make(4, pc, LG_F32, "nchw", NULL), b16 = make(4, pc, LG_BF16, "nchw", NULL);
+    for (int alg = 0; alg < 6; alg++) {
+        check(alg, &a, &b32, &d, "bcast_last", &r, "C 2100, f32 src1 in place");
+        check(alg, &a, &b16, &d, NULL, &r, "C 2100, bf16 src1: generic");
+    }
 }
 
 Test(binary, two_dims_and_empty) {
@@ -197,7 +228,7 @@ Test(binary, two_dims_and_empty) {
     lg_md a = make(2, dims, LG_F32, "aB16b", NULL), b = make(2, pc, LG_F32, "ab", NULL);
     check(LG_BINARY_MUL, &a, &b, &a, "bcast_channel", &r, "2d aB16b per-channel");
     lg_md p = make(2, dims, LG_F32, "ab", NULL);
-    check(LG_BINARY_DIV, &p, &b, &p, "bcast_channel", &r, "2d ab per-channel");
+    check(LG_BINARY_DIV, &p, &b, &p, "bcast_last", &r, "2d ab per-channel");
     int64_t zero[4] = {2, 0, 3, 3}, zb[4] = {1, 0, 1, 1};
     lg_md e0 = make(4, zero, LG_F32, "nChw16c", NULL), e1 = make(4, zb, LG_F32, "nchw", NULL);
     lg_kernel *k;

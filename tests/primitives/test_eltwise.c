@@ -216,6 +216,57 @@ Test(eltwise, s32_s8_u8_int_algs) {
     sweep(LG_U8, 6);
 }
 
+/* Raw bits in non-f32 types through the algorithms the kernels match bit
+ * for bit (bound 0): every 16-bit pattern class (signalling and quiet NaNs
+ * with payloads, infinities, subnormals, -0) and the whole integer ranges,
+ * in the vector conversions' full vectors and tails, at every ISA cap. */
+Test(eltwise, raw_bits_in_every_type) {
+    lg_rng r = {77};
+    static const lg_dtype dts[5] = {LG_F16, LG_BF16, LG_S32, LG_S8, LG_U8};
+    int64_t dims[4] = {3, 37, 5, 7}; /* 3885 elements: chunks and a tail */
+    const layout ls[2] = {{"nchw", "nchw", NULL}, {"nChw16c", "aBcd16b", NULL}};
+    for (int isa = 0; isa <= (int)lg__cpu_isa_hw(); isa++) {
+        lg__cpu_set_isa_cap(isa);
+        for (int t = 0; t < 5; t++)
+            for (int alg = 0; alg < NALGS; alg++) {
+                bool ints = dts[t] == LG_S32 || dts[t] == LG_S8 || dts[t] == LG_U8;
+                if (lg__eltwise_ulp_bound(alg) != 0.0 || (ints && !int_alg(alg))) continue;
+                for (int l = 0; l < 2; l++) {
+                    lg_md md = make_md(4, dims, dts[t], &ls[l]);
+                    lg__eltwise_pd pd;
+                    memset(&pd, 0, sizeof pd);
+                    pd.md = md;
+                    pd.alg = alg;
+                    pd.alpha = alphas[alg];
+                    pd.beta = betas[alg];
+                    size_t sz = lg_md_size(&md), esz = lg_dtype_size(dts[t]);
+                    uint8_t *src = calloc(sz, 1), *got = malloc(sz), *want = malloc(sz);
+                    int64_t idx[4] = {0};
+                    do { /* raw bits in the elements, the padding stays zero */
+                        uint32_t v = (uint32_t)lg_rng_next(&r);
+                        memcpy(src + lg_md_offset(&md, idx) * (int64_t)esz, &v, esz);
+                    } while (next_idx(idx, dims, 4));
+                    memset(got, 0xa7, sz);
+                    memset(want, 0xa7, sz);
+                    lg__eltwise_ref(&pd, src, want);
+                    lg_kernel *k;
+                    cr_assert_eq(lg_eltwise_create(&k, alg, pd.alpha, pd.beta, &md, NULL), LG_OK);
+                    lg_arg args[2] = {{LG_ARG_SRC, src}, {LG_ARG_DST, got}};
+                    cr_assert_eq(lg_kernel_execute(k, 2, args), LG_OK);
+                    char what[96];
+                    snprintf(what, sizeof what, "%s alg %d %s isa %d (%s)", lg_dtype_str(dts[t]),
+                             alg, ls[l].name, isa, lg_kernel_impl(k));
+                    compare(&md, got, want, 0.0, what);
+                    lg_kernel_destroy(k);
+                    free(src);
+                    free(got);
+                    free(want);
+                }
+            }
+    }
+    lg__cpu_set_isa_cap(-1);
+}
+
 Test(eltwise, larger_tails_threaded) {
     /* 2x73x16x16: a channel tail in every blocked layout, enough work for
      * all threads, and a plain layout with gaps. */

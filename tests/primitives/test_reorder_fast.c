@@ -12,6 +12,7 @@
  * reference fails the test. */
 #include "primitives/reorder/reorder.h"
 
+#include "primitives/reorder/cvt.h"
 #include "primitives/reorder/fast_plan.h" /* lg__reorder_fast_set_stream_bytes */
 
 #include "memory/convert.h"
@@ -517,6 +518,35 @@ Test(reorder_fast, streaming_stores) {
     check(&p, true);
     problem_free(&p);
     lg__reorder_fast_set_stream_bytes(-1);
+}
+
+/* The row conversions (cvt.h) that eltwise and binary use: every type to
+ * and from f32, raw bits and special values, every length up to a few
+ * vectors (full vectors and tails), every ISA level, against convert.h. */
+Test(reorder_fast, row_conversions) {
+    lg_rng r = {13};
+    lg__isa isas[3];
+    int nisa = isa_levels(isas);
+    enum { N = 100 };
+    for (int k = 0; k < 6; k++)
+        for (int dir = 0; dir < 2; dir++)
+            for (int64_t n = 0; n <= N; n += n < 40 ? 1 : 13) {
+                lg_dtype sdt = dir ? all_dt[k] : LG_F32, ddt = dir ? LG_F32 : all_dt[k];
+                size_t ssz = lg_dtype_size(sdt), dsz = lg_dtype_size(ddt);
+                uint8_t src[N * 4], want[N * 4 + 8], got[N * 4 + 8];
+                for (int64_t i = 0; i < n; i++) rand_elem(&r, src, sdt, i, false);
+                memset(want, 0x5a, sizeof want);
+                for (int64_t i = 0; i < n; i++)
+                    lg__store_f32(want, ddt, i, lg__load_f32(src, sdt, i));
+                if (sdt == ddt) memcpy(want, src, (size_t)n * ssz); /* bits */
+                for (int t = 0; t < nisa; t++) {
+                    memset(got, 0x5a, sizeof got);
+                    lg__cvt_for_isa(isas[t])(sdt, src, ddt, got, n);
+                    cr_assert(memcmp(got, want, (size_t)n * dsz + 8) == 0,
+                              "%s -> %s, n %lld, %s: differs", lg_dtype_str(sdt), lg_dtype_str(ddt),
+                              (long long)n, lg__isa_name(isas[t]));
+                }
+            }
 }
 
 /* Blockings that do not nest are declined; an empty tensor writes nothing. */

@@ -1,24 +1,36 @@
 /* lg_binary_create: validate, canonicalise into the cache key, choose the
  * path, and the execution driver.
  *
- * Paths (impl "binary:<isa>:<path>" or "binary:generic"):
- *  - same_layout: src0, src1 and dst f32 with one layout and the same dims,
+ * Paths (impl "binary:<isa>:<path>" or "binary:generic"), for f32, bf16 and
+ * f16 alike, each operand in its own type: the AVX2 / AVX-512 kernels have
+ * typed forms that convert in registers; the scalar ones run on f32 through
+ * stack buffers of CHUNK elements (reorder/cvt.h). All convert as convert.h,
+ * bit for bit:
+ *  - same_layout: src0, src1 and dst with one layout and the same dims,
  *    dense: one vector loop over the physical buffers, split across threads
  *    in 64-byte pieces. Padding holds zeros in both sources and 0 op 0 = +0
  *    for every algorithm but div, whose padding is zeroed again afterwards.
- *  - bcast_channel: src0 and dst f32 in one layout, "abx" (nchw-like) or
- *    "aBx<k>b" (nChw16c-like); src1 f32 of dims 1 x C x 1 ... (per-channel)
+ *  - bcast_channel: src0 and dst in one layout, "abx" (nchw-like) or
+ *    "aBx<k>b" (nChw16c-like); src1 of dims 1 x C x 1 ... (per-channel)
  *    or all 1 (scalar), any layout. Each (n, channel block) row of S * k
  *    elements runs against a pattern of k src1 values; lanes of padded
  *    channels give +0.
- *  - generic: anything else (other layouts, other types, other broadcasts):
- *    per-dim offset tables (layout.h), scalar, split across threads by rows
- *    of the last dim, then dst's padding zeroed. */
+ *  - bcast_last: src0 and dst channels-last ("axb", or "ab" in 2D), src1
+ *    per-channel: the C values of src1 (gathered once per call into a tile
+ *    of whole repeats, or read in place when f32 and contiguous) against
+ *    each pixel's C contiguous elements.
+ *  - bcast_scalar: src1 a single value, src0 and dst one dense layout that
+ *    bcast_channel does not take: a tile of that value against the whole
+ *    buffer; the padding is zeroed again afterwards.
+ *  - generic: anything else (other layouts, other broadcasts): per-dim
+ *    offset tables (layout.h), scalar, split across threads by rows of the
+ *    last dim, then dst's padding zeroed. */
 #include "primitives/binary/binary.h"
 
 #include "memory/convert.h"
 #include "primitives/cache.h"
 #include "primitives/eltwise/layout.h"
+#include "primitives/reorder/cvt.h"
 
 #include <omp.h>
 #include <string.h>
@@ -29,19 +41,32 @@
 #define STREAM_FOOTPRINT (32ll * 1024 * 1024)
 /* Elements from which all threads run. */
 #define PAR_ELEMS 16384
+/* Elements per conversion step: a multiple of every pattern length. */
+#define CHUNK 512
+/* Floats of the bcast_last / bcast_scalar tile (on the stack). */
+#define TILE 2048
 
-enum { MODE_SAME, MODE_CHANNEL, MODE_GENERIC };
+enum { MODE_SAME, MODE_CHANNEL, MODE_LAST, MODE_GENERIC };
 
 typedef struct binary_data {
     lg__binary_pd pd;
     int mode;
     bool vector;
-    int vl; /* lanes of the pattern kernel's vectors (1 for scalar) */
+    bool f32; /* all three operands f32: no conversions */
+    int vl;   /* lanes of the pattern kernel's vectors (1 for scalar) */
     lg__binary_vv_fn vv;
     lg__binary_pat_fn pat;
+    lg__cvt_fn cvt;
+    lg__binary_vv_dt_fn vv_dt; /* typed kernels (NULL: scalar ISA, through cvt) */
+    lg__binary_pat_dt_fn pat_dt;
     int64_t n; /* same_layout: buffer elements */
     /* bcast_channel: rows (n, channel block) of len = S * k elements */
     int64_t k, cblocks, rows, len;
+    /* bcast_last / bcast_scalar: pixels of `period` elements (C, or 1 for a
+     * scalar), src1's values at s1off[c] (element offsets) */
+    int64_t period, pixels;
+    int64_t *s1off;
+    bool s1_direct; /* src1 f32 with its C values contiguous: read in place */
     /* generic: tables over dst's dims (src1's broadcast), rows of the last dim */
     int64_t *t0, *t1, *td;
     int64_t *padtab; /* dst's tables over its padded dims, when zeroing padding */
@@ -54,28 +79,72 @@ static const char *alg_name(int alg) {
     return alg >= 0 && alg < 6 ? names[alg] : "unknown";
 }
 
-static void run_same(const binary_data *b, const float *s0, const float *s1, float *d, int64_t lo,
-                     int64_t len, bool stream) {
-    s0 += lo, s1 += lo, d += lo;
-    if (stream && ((uintptr_t)d & 3) == 0) {
-        int64_t head = (int64_t)((64 - ((uintptr_t)d & 63)) & 63) / 4;
-        head = head < len ? head : len;
-        b->vv(b->pd.alg, s0, s1, d, head, false);
-        s0 += head, s1 += head, d += head, len -= head;
-    } else {
-        stream = false;
+/* f32 view of n elements of src (type dt) at element offset off: src itself
+ * when f32, else buf after the conversion. */
+static const float *in_f32(const binary_data *b, lg_dtype dt, const void *src, int64_t off,
+                           int64_t n, float *buf) {
+    if (dt == LG_F32) return (const float *)src + off;
+    b->cvt(dt, (const char *)src + off * (int64_t)lg_dtype_size(dt), LG_F32, buf, n);
+    return buf;
+}
+
+/* Where n f32 results for dst at off go (dst itself when f32), and their
+ * conversion into dst afterwards. */
+static float *out_f32(lg_dtype dt, void *dst, int64_t off, float *buf) {
+    return dt == LG_F32 ? (float *)dst + off : buf;
+}
+static void flush(const binary_data *b, lg_dtype dt, const float *r, void *dst, int64_t off,
+                  int64_t n) {
+    if (dt != LG_F32) b->cvt(LG_F32, r, dt, (char *)dst + off * (int64_t)lg_dtype_size(dt), n);
+}
+
+/* d[o + i] = s0[o + i] op s1[o1 + i] for i < n, s1 of type t1 (src0's and
+ * dst's types from the problem). All f32: one kernel call, with streaming
+ * from the first 64-byte boundary; else CHUNK steps through conversions. */
+static void run_vv(const binary_data *b, const void *s0, lg_dtype t1, const void *s1, int64_t o1,
+                   void *d, int64_t o, int64_t n, bool stream) {
+    const lg__binary_pd *pd = &b->pd;
+    lg_dtype t0 = pd->src0.dtype, td = pd->dst.dtype;
+    if (t0 == LG_F32 && t1 == LG_F32 && td == LG_F32) {
+        const float *a = (const float *)s0 + o, *c = (const float *)s1 + o1;
+        float *r = (float *)d + o;
+        if (stream && ((uintptr_t)r & 3) == 0) {
+            int64_t head = (int64_t)((64 - ((uintptr_t)r & 63)) & 63) / 4;
+            head = head < n ? head : n;
+            b->vv(pd->alg, a, c, r, head, false);
+            a += head, c += head, r += head, n -= head;
+        } else {
+            stream = false;
+        }
+        b->vv(pd->alg, a, c, r, n, stream);
+        return;
     }
-    b->vv(b->pd.alg, s0, s1, d, len, stream);
+    if (b->vv_dt) {
+        const size_t z0 = lg_dtype_size(t0), z1 = lg_dtype_size(t1), zd = lg_dtype_size(td);
+        b->vv_dt(pd->alg, t0, (const char *)s0 + o * (int64_t)z0, t1,
+                 (const char *)s1 + o1 * (int64_t)z1, td, (char *)d + o * (int64_t)zd, n);
+        return;
+    }
+    float ba[CHUNK], bb[CHUNK], bd[CHUNK];
+    for (int64_t x = 0; x < n; x += CHUNK) {
+        int64_t m = n - x < CHUNK ? n - x : CHUNK;
+        const float *a = in_f32(b, t0, s0, o + x, m, ba);
+        const float *c = in_f32(b, t1, s1, o1 + x, m, bb);
+        float *r = out_f32(td, d, o + x, bd);
+        b->vv(pd->alg, a, c, r, m, false);
+        flush(b, td, r, d, o + x, m);
+    }
 }
 
 /* Flat element range [lo, hi) of the bcast_channel rows (lo, hi multiples
  * of k, so every call starts at a pattern boundary). */
-static void run_channel(const binary_data *b, const float *s0, const float *s1, float *d,
-                        int64_t lo, int64_t hi) {
-    const lg_md *m1 = &b->pd.src1;
-    int64_t C = b->pd.dst.dims[1], k = b->k;
+static void run_channel(const binary_data *b, const void *s0, const void *s1, void *d, int64_t lo,
+                        int64_t hi) {
+    const lg__binary_pd *pd = &b->pd;
+    const lg_md *m1 = &pd->src1;
+    int64_t C = pd->dst.dims[1], k = b->k;
     int plen = (int)(k > b->vl ? k : b->vl);
-    float pat[64];
+    float pat[64], ba[CHUNK], bd[CHUNK];
     int32_t valid[64];
     for (int64_t r = lo / b->len; r < b->rows && r * b->len < hi; r++) {
         int64_t cb = r % b->cblocks;
@@ -88,11 +157,50 @@ static void run_channel(const binary_data *b, const float *s0, const float *s1, 
             valid[j] = c < C ? -1 : 0;
             int64_t idx[LG_MAX_NDIMS] = {0};
             idx[1] = m1->dims[1] == 1 ? 0 : c;
-            pat[j] = c < C ? s1[lg__md_off(m1, idx)] : 0.0f;
+            pat[j] = c < C ? lg__load_f32(s1, m1->dtype, lg__md_off(m1, idx)) : 0.0f;
         }
         int64_t a = r * b->len > lo ? r * b->len : lo;
         int64_t e = (r + 1) * b->len < hi ? (r + 1) * b->len : hi;
-        b->pat(b->pd.alg, s0 + a, pat, valid, plen, d + a, e - a);
+        if (b->f32) {
+            b->pat(pd->alg, (const float *)s0 + a, pat, valid, plen, (float *)d + a, e - a);
+            continue;
+        }
+        if (b->pat_dt) {
+            lg_dtype t0 = pd->src0.dtype, td = pd->dst.dtype;
+            b->pat_dt(pd->alg, t0, (const char *)s0 + a * (int64_t)lg_dtype_size(t0), pat, valid,
+                      plen, td, (char *)d + a * (int64_t)lg_dtype_size(td), e - a);
+            continue;
+        }
+        for (int64_t x = a; x < e; x += CHUNK) { /* CHUNK keeps x on a pattern boundary */
+            int64_t m = e - x < CHUNK ? e - x : CHUNK;
+            const float *in = in_f32(b, pd->src0.dtype, s0, x, m, ba);
+            float *out = out_f32(pd->dst.dtype, d, x, bd);
+            b->pat(pd->alg, in, pat, valid, plen, out, m);
+            flush(b, pd->dst.dtype, out, d, x, m);
+        }
+    }
+}
+
+/* Pixels [p0, p1) of bcast_last / bcast_scalar: src1's period of values
+ * gathered into a tile of as many whole repeats as fit (or read in place),
+ * then whole groups of pixels against the tile. */
+static void run_last(const binary_data *b, const void *s0, const void *s1, void *d, int64_t p0,
+                     int64_t p1) {
+    const lg__binary_pd *pd = &b->pd;
+    const int64_t P = b->period, base = pd->src0.offset0;
+    if (P > TILE) { /* s1_direct: each pixel against src1 in place */
+        const float *chan = (const float *)s1 + pd->src1.offset0 + b->s1off[0];
+        for (int64_t p = p0; p < p1; p++) run_vv(b, s0, LG_F32, chan, 0, d, base + p * P, P, false);
+        return;
+    }
+    float tile[TILE];
+    int64_t reps = TILE / P;
+    for (int64_t c = 0; c < P; c++)
+        tile[c] = lg__load_f32(s1, pd->src1.dtype, pd->src1.offset0 + b->s1off[c]);
+    for (int64_t i = P; i < reps * P; i++) tile[i] = tile[i - P];
+    for (int64_t p = p0; p < p1; p += reps) {
+        int64_t g = p1 - p < reps ? p1 - p : reps;
+        run_vv(b, s0, LG_F32, tile, 0, d, base + p * P, g * P, false);
     }
 }
 
@@ -137,11 +245,18 @@ static lg_status binary_execute(const lg_kernel *k, void *const *bufs) {
             run_generic(b, s0, s1, d, rows * t / nt, rows * (t + 1) / nt);
         }
     } else {
-        int64_t n = b->mode == MODE_SAME ? b->n : b->rows * b->len;
-        int64_t unit = b->mode == MODE_SAME ? 16 : (b->k > 16 ? b->k : 16);
-        bool stream = b->mode == MODE_SAME && b->vector && d != s0 && d != s1 &&
+        /* Units: 16 elements (whole lines of f32), k-element pattern rows, or
+         * pixels. */
+        int64_t unit = b->mode == MODE_SAME   ? 16
+                       : b->mode == MODE_LAST ? 1
+                                              : (b->k > 16 ? b->k : 16);
+        int64_t n = b->mode == MODE_SAME   ? b->n
+                    : b->mode == MODE_LAST ? b->pixels
+                                           : b->rows * b->len;
+        int64_t elems = b->mode == MODE_LAST ? n * b->period : n;
+        bool stream = b->mode == MODE_SAME && b->vector && b->f32 && d != s0 && d != s1 &&
                       3 * n * 4 >= STREAM_FOOTPRINT;
-        int nthr = n >= PAR_ELEMS && !omp_in_parallel() ? omp_get_max_threads() : 1;
+        int nthr = elems >= PAR_ELEMS && !omp_in_parallel() ? omp_get_max_threads() : 1;
 #pragma omp parallel num_threads(nthr) if (nthr > 1)
         {
             int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
@@ -150,7 +265,9 @@ static lg_status binary_execute(const lg_kernel *k, void *const *bufs) {
             hi = hi < n ? hi : n;
             if (lo < hi) {
                 if (b->mode == MODE_SAME)
-                    run_same(b, s0, s1, d, lo, hi - lo, stream);
+                    run_vv(b, s0, b->pd.src1.dtype, s1, lo, d, lo, hi - lo, stream);
+                else if (b->mode == MODE_LAST)
+                    run_last(b, s0, s1, d, lo, hi);
                 else
                     run_channel(b, s0, s1, d, lo, hi);
             }
@@ -168,6 +285,7 @@ static void binary_destroy(lg_kernel *k) {
         lg__free(b->t1);
         lg__free(b->td);
         lg__free(b->padtab);
+        lg__free(b->s1off);
     }
     lg__free(b);
 }
@@ -191,42 +309,88 @@ static int64_t channel_block(const lg_md *md) {
     return 0;
 }
 
+/* True if a and b have one layout (dims, blocking, offset), whatever their
+ * data types. */
+static bool same_layout(const lg_md *a, const lg_md *b) {
+    lg_md t = *b;
+    t.dtype = a->dtype;
+    return lg_md_equal(a, &t);
+}
+
+/* True if md is channels-last: "ab" in 2D, "axb" from 3D on. */
+static bool channels_last(const lg_md *md) {
+    lg_md t;
+    return md->ndims >= 2 &&
+           lg_md_init_tag(&t, md->ndims, md->dims, md->dtype, md->ndims == 2 ? "ab" : "axb") ==
+               LG_OK &&
+           lg_md_equal(&t, md);
+}
+
+/* bcast_last / bcast_scalar: src1's element offsets of its period of
+ * values (without offset0), and whether an f32 src1 can be read in place. */
+static lg_status plan_last(binary_data *b, int64_t period, int64_t pixels) {
+    const lg_md *m1 = &b->pd.src1;
+    b->mode = MODE_LAST;
+    b->period = period;
+    b->pixels = pixels;
+    b->s1off = lg__malloc(sizeof(int64_t) * (size_t)period);
+    if (!b->s1off) return LG_OUT_OF_MEMORY;
+    bool contiguous = true;
+    for (int64_t c = 0; c < period; c++) {
+        int64_t idx[LG_MAX_NDIMS] = {0};
+        idx[1] = period > 1 ? c : 0;
+        b->s1off[c] = lg__md_off(m1, idx) - m1->offset0;
+        contiguous = contiguous && b->s1off[c] == b->s1off[0] + c;
+    }
+    b->s1_direct = m1->dtype == LG_F32 && contiguous;
+    return LG_OK;
+}
+
 /* Choose the path; *path names it (NULL: generic). */
 static lg_status plan(binary_data *b, lg__isa isa, const char **path) {
     const lg__binary_pd *pd = &b->pd;
     const lg_md *m0 = &pd->src0, *m1 = &pd->src1, *md = &pd->dst;
     int nd = md->ndims;
-    bool f32 = m0->dtype == LG_F32 && m1->dtype == LG_F32 && md->dtype == LG_F32;
-    bool s0_is_dst = lg_md_equal(m0, md);
+    b->f32 = m0->dtype == LG_F32 && m1->dtype == LG_F32 && md->dtype == LG_F32;
+    bool s0_is_dst = same_layout(m0, md);
     b->vl = isa == LG_ISA_AVX512 ? 16 : isa == LG_ISA_AVX2 ? 8 : 1;
     bool pad = lg__md_has_padding(md) && lg__md_nelems(md) > 0;
-    if (f32 && s0_is_dst && lg_md_equal(m1, md) && lg__md_is_dense(md)) {
+    bool per_channel = nd >= 2, scalar = true;
+    for (int d = 0; d < nd; d++) {
+        if (d != 1 && m1->dims[d] != 1) per_channel = false;
+        if (m1->dims[d] != 1) scalar = false;
+    }
+    int64_t C = nd >= 2 ? md->dims[1] : 1;
+    int64_t k = s0_is_dst && per_channel && !channels_last(md) ? channel_block(md) : 0;
+    if (s0_is_dst && same_layout(m1, md) && lg__md_is_dense(md)) {
         b->mode = MODE_SAME;
         b->n = lg__md_nelems_padded(md);
         *path = "same_layout";
         pad = pad && pd->alg == LG_BINARY_DIV;
+    } else if (k > 0) {
+        b->mode = MODE_CHANNEL;
+        b->k = k;
+        b->cblocks = md->padded_dims[1] / k;
+        b->rows = md->dims[0] * b->cblocks;
+        b->len = k;
+        for (int d = 2; d < nd; d++) b->len *= md->dims[d];
+        *path = "bcast_channel";
+        pad = false; /* the kernel writes the padded channels as +0 */
+    } else if (s0_is_dst && per_channel && !scalar && channels_last(md) && C > 0 &&
+               (C <= TILE || (m1->dtype == LG_F32 && m1->blocking.strides[1] == 1 &&
+                              m1->blocking.inner_nblks == 0))) {
+        LG_CHECK(plan_last(b, C, lg__md_nelems(md) / C));
+        *path = "bcast_last";
+    } else if (s0_is_dst && scalar && lg__md_is_dense(md)) {
+        LG_CHECK(plan_last(b, 1, lg__md_nelems_padded(md)));
+        *path = "bcast_scalar"; /* the padding is zeroed below */
     } else {
-        bool per_channel = nd >= 2;
-        for (int d = 0; d < nd; d++)
-            if (d != 1 && m1->dims[d] != 1) per_channel = false;
-        int64_t k = f32 && s0_is_dst && per_channel ? channel_block(md) : 0;
-        if (k > 0) {
-            b->mode = MODE_CHANNEL;
-            b->k = k;
-            b->cblocks = md->padded_dims[1] / k;
-            b->rows = md->dims[0] * b->cblocks;
-            b->len = k;
-            for (int d = 2; d < nd; d++) b->len *= md->dims[d];
-            *path = "bcast_channel";
-            pad = false; /* the kernel writes the padded channels as +0 */
-        } else {
-            b->mode = MODE_GENERIC;
-            *path = NULL;
-            b->t0 = lg__offtab_new(m0, md->dims, false);
-            b->t1 = lg__offtab_new(m1, md->dims, true);
-            b->td = lg__offtab_new(md, md->dims, false);
-            if (!b->t0 || !b->t1 || !b->td) return LG_OUT_OF_MEMORY;
-        }
+        b->mode = MODE_GENERIC;
+        *path = NULL;
+        b->t0 = lg__offtab_new(m0, md->dims, false);
+        b->t1 = lg__offtab_new(m1, md->dims, true);
+        b->td = lg__offtab_new(md, md->dims, false);
+        if (!b->t0 || !b->t1 || !b->td) return LG_OUT_OF_MEMORY;
     }
     if (pad) {
         b->padtab = lg__offtab_new(md, md->padded_dims, false);
@@ -253,6 +417,13 @@ static lg_status build_binary(const void *problem, lg_kernel **out) {
     b->pat = isa == LG_ISA_AVX512 ? lg__binary_pat_avx512
              : isa == LG_ISA_AVX2 ? lg__binary_pat_avx2
                                   : lg__binary_pat_scalar;
+    b->cvt = lg__cvt_for_isa(isa);
+    b->vv_dt = isa == LG_ISA_AVX512 ? lg__binary_vv_dt_avx512
+               : isa == LG_ISA_AVX2 ? lg__binary_vv_dt_avx2
+                                    : NULL;
+    b->pat_dt = isa == LG_ISA_AVX512 ? lg__binary_pat_dt_avx512
+                : isa == LG_ISA_AVX2 ? lg__binary_pat_dt_avx2
+                                     : NULL;
     const char *path = NULL;
     if (plan(b, isa, &path) != LG_OK) {
         lg_kernel_destroy(k);

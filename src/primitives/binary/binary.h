@@ -69,4 +69,26 @@ LG_INTERNAL void lg__binary_vv_avx512(int alg, const float *a, const float *b, f
 LG_INTERNAL void lg__binary_pat_avx512(int alg, const float *a, const float *p,
                                        const int32_t *valid, int plen, float *d, int64_t n);
 
+/*
+ * Typed forms (AVX2 / AVX-512): the same with each of src0 (a), src1 (b,
+ * vv only) and dst (d) in its own type (f32, f16 or bf16), converted in
+ * registers as convert.h converts (bit for bit). a, b and d point at the
+ * first element of the run.
+ */
+typedef void (*lg__binary_vv_dt_fn)(int alg, lg_dtype ta, const void *a, lg_dtype tb, const void *b,
+                                    lg_dtype td, void *d, int64_t n);
+typedef void (*lg__binary_pat_dt_fn)(int alg, lg_dtype ta, const void *a, const float *p,
+                                     const int32_t *valid, int plen, lg_dtype td, void *d,
+                                     int64_t n);
+LG_INTERNAL void lg__binary_vv_dt_avx2(int alg, lg_dtype ta, const void *a, lg_dtype tb,
+                                       const void *b, lg_dtype td, void *d, int64_t n);
+LG_INTERNAL void lg__binary_pat_dt_avx2(int alg, lg_dtype ta, const void *a, const float *p,
+                                        const int32_t *valid, int plen, lg_dtype td, void *d,
+                                        int64_t n);
+LG_INTERNAL void lg__binary_vv_dt_avx512(int alg, lg_dtype ta, const void *a, lg_dtype tb,
+                                         const void *b, lg_dtype td, void *d, int64_t n);
+LG_INTERNAL void lg__binary_pat_dt_avx512(int alg, lg_dtype ta, const void *a, const float *p,
+                                          const int32_t *valid, int plen, lg_dtype td, void *d,
+                                          int64_t n);
+
 #endif /* LG_PRIMITIVES_BINARY_H */

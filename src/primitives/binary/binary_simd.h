@@ -1,11 +1,13 @@
 /* The SIMD binary f32 kernels (binary.h), written once over the vector
  * layer (eltwise/simd_avx2.h or simd_avx512.h). Not a normal header:
  * binary_avx2.c and binary_avx512.c each include their layer, name the
- * entry points LG_BIN_VV and LG_BIN_PAT, then include this file.
+ * entry points LG_BIN_VV, LG_BIN_PAT and their typed forms LG_BIN_VV_DT,
+ * LG_BIN_PAT_DT (operands of any float type, converted in registers), then
+ * include this file.
  *
  * One loop per algorithm, VL lanes, masked tails. minps / maxps give b when
  * either operand is NaN, as lg__binary_fwd. */
-#if !defined(LG_BIN_VV) || !defined(LG_BIN_PAT)
+#if !defined(LG_BIN_VV) || !defined(LG_BIN_PAT) || !defined(LG_BIN_VV_DT) || !defined(LG_BIN_PAT_DT)
 #error "binary_simd.h is a template: include a vector layer and name the entry points first"
 #endif
 
@@ -91,4 +93,75 @@ void LG_BIN_PAT(int alg, const float *a, const float *pat, const int32_t *valid,
         m[j] = v_flags(valid + VL * j);
     }
     BY_ALG(PAT_LOOP)
+}
+
+/* VV_LOOP with each operand in its own float type (ta, tb, td). */
+#define VV_LOOP_DT(OP)                                                                             \
+    do {                                                                                           \
+        int64_t i = 0;                                                                             \
+        for (; i + VL <= n; i += VL) {                                                             \
+            _mm_prefetch((const char *)a + (i + PF_AHEAD) * za, _MM_HINT_T0);                      \
+            _mm_prefetch((const char *)b + (i + PF_AHEAD) * zb, _MM_HINT_T0);                      \
+            v_store_dt(td, d, i, OP(v_load_dt(ta, a, i), v_load_dt(tb, b, i)));                    \
+        }                                                                                          \
+        if (i < n)                                                                                 \
+            v_store_dt_part(td, d, i,                                                              \
+                            OP(v_load_dt_part(ta, a, i, n - i), v_load_dt_part(tb, b, i, n - i)),  \
+                            n - i);                                                                \
+    } while (0)
+
+static inline __attribute__((always_inline)) void vv_dt(int alg, lg_dtype ta, const void *a,
+                                                        lg_dtype tb, const void *b, lg_dtype td,
+                                                        void *d, int64_t n) {
+    const int64_t za = ta == LG_F32 ? 4 : 2, zb = tb == LG_F32 ? 4 : 2;
+    BY_ALG(VV_LOOP_DT)
+}
+
+/* One instance per 16-bit type when all three operands have it (the
+ * conversions fixed at compile time), one for any mix. */
+void LG_BIN_VV_DT(int alg, lg_dtype ta, const void *a, lg_dtype tb, const void *b, lg_dtype td,
+                  void *d, int64_t n) {
+    if (ta == LG_BF16 && tb == LG_BF16 && td == LG_BF16)
+        vv_dt(alg, LG_BF16, a, LG_BF16, b, LG_BF16, d, n);
+    else if (ta == LG_F16 && tb == LG_F16 && td == LG_F16)
+        vv_dt(alg, LG_F16, a, LG_F16, b, LG_F16, d, n);
+    else
+        vv_dt(alg, ta, a, tb, b, td, d, n);
+}
+
+/* PAT_LOOP with src0 and dst in their own float types. */
+#define PAT_LOOP_DT(OP)                                                                            \
+    do {                                                                                           \
+        int64_t i = 0;                                                                             \
+        for (int j = 0; i + VL <= n; i += VL, j = j + 1 == np ? 0 : j + 1)                         \
+            v_store_dt(td, d, i, v_keep(m[j], OP(v_load_dt(ta, a, i), p[j])));                     \
+        if (i < n) {                                                                               \
+            int j = (int)((i / VL) % np);                                                          \
+            v_store_dt_part(td, d, i, v_keep(m[j], OP(v_load_dt_part(ta, a, i, n - i), p[j])),     \
+                            n - i);                                                                \
+        }                                                                                          \
+    } while (0)
+
+static inline __attribute__((always_inline)) void pat_dt(int alg, lg_dtype ta, const void *a,
+                                                         const float *pat, const int32_t *valid,
+                                                         int plen, lg_dtype td, void *d,
+                                                         int64_t n) {
+    vec p[MAXP];
+    vmask m[MAXP];
+    int np = plen / VL;
+    for (int j = 0; j < np; j++) {
+        p[j] = v_load(pat + VL * j);
+        m[j] = v_flags(valid + VL * j);
+    }
+    BY_ALG(PAT_LOOP_DT)
+}
+
+void LG_BIN_PAT_DT(int alg, lg_dtype ta, const void *a, const float *pat, const int32_t *valid,
+                   int plen, lg_dtype td, void *d, int64_t n) {
+    if (ta == LG_BF16 && td == LG_BF16)
+        pat_dt(alg, LG_BF16, a, pat, valid, plen, LG_BF16, d, n);
+    else if (ta == LG_F16 && td == LG_F16)
+        pat_dt(alg, LG_F16, a, pat, valid, plen, LG_F16, d, n);
+    else
+        pat_dt(alg, ta, a, pat, valid, plen, td, d, n);
 }

@@ -12,14 +12,18 @@
  *    runs the kernel directly, others go through a small f32 stack buffer.
  *  - "eltwise:ref": a blocked md with gaps (only hand-made mds): the
  *    reference itself.
- * Data types other than f32 are converted through a stack buffer with
- * convert.h (bit-exact), the kernel running on f32. The ISA's f32 kernel is
+ * f16 and bf16 runs of stride 1 go through the ISA's half kernel, which
+ * converts in registers. Other cases of types other than f32 go through a
+ * stack buffer of CHUNK elements, the kernel running on f32: contiguous runs
+ * (integer types) with the ISA's vector conversions (reorder/cvt.h),
+ * strided ones element by element. All are convert.h's, bit for bit. The ISA's f32 kernel is
  * chosen at creation from lg__cpu_isa(); the cache keys on the ISA too. */
 #include "primitives/eltwise/eltwise.h"
 
 #include "memory/convert.h"
 #include "primitives/cache.h"
 #include "primitives/eltwise/layout.h"
+#include "primitives/reorder/cvt.h"
 
 #include <omp.h>
 #include <string.h>
@@ -40,6 +44,8 @@ enum { MODE_DENSE, MODE_STRIDED, MODE_REF };
 typedef struct eltwise_data {
     lg__eltwise_pd pd;
     lg__eltwise_f32_fn f32;
+    lg__cvt_fn cvt;           /* the ISA's row conversions (integer types) */
+    lg__eltwise_half_fn half; /* the ISA's f16 / bf16 kernel (NULL: scalar) */
     int mode;
     int cost;      /* relative cost per element: 1 cheap, 12 transcendental */
     bool vector;   /* an AVX2 / AVX-512 kernel (non-temporal stores possible) */
@@ -109,10 +115,21 @@ static void run_stretch(const eltwise_data *e, const void *src, void *dst, int64
         }
         return;
     }
+    const int64_t esz = (int64_t)lg_dtype_size(dt);
+    if ((dt == LG_F16 || dt == LG_BF16) && stride == 1 && e->half) {
+        e->half(&e->pd, (const char *)src + off * esz, (char *)dst + off * esz, len);
+        return;
+    }
     float buf[CHUNK];
     for (int64_t i = 0; i < len; i += CHUNK) {
         int64_t m = len - i < CHUNK ? len - i : CHUNK;
         int64_t o = off + i * stride;
+        if (stride == 1) { /* the ISA's vector conversions */
+            e->cvt(dt, (const char *)src + o * esz, LG_F32, buf, m);
+            e->f32(&e->pd, buf, buf, m, false);
+            e->cvt(LG_F32, buf, dt, (char *)dst + o * esz, m);
+            continue;
+        }
         for (int64_t j = 0; j < m; j++) buf[j] = lg__load_f32(src, dt, o + j * stride);
         e->f32(&e->pd, buf, buf, m, false);
         for (int64_t j = 0; j < m; j++) lg__store_f32(dst, dt, o + j * stride, buf[j]);
@@ -244,6 +261,10 @@ static lg_status build_eltwise(const void *problem, lg_kernel **out) {
              : isa == LG_ISA_AVX2 ? lg__eltwise_f32_avx2
                                   : lg__eltwise_f32_scalar;
     e->vector = isa != LG_ISA_SCALAR;
+    e->cvt = lg__cvt_for_isa(isa);
+    e->half = isa == LG_ISA_AVX512 ? lg__eltwise_half_avx512
+              : isa == LG_ISA_AVX2 ? lg__eltwise_half_avx2
+                                   : NULL;
     const char *path = NULL;
     if (plan(e, &path) != LG_OK) {
         lg_kernel_destroy(k);

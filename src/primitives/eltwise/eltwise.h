@@ -75,6 +75,16 @@ LG_INTERNAL void lg__eltwise_f32_avx2(const lg__eltwise_pd *pd, const float *src
 LG_INTERNAL void lg__eltwise_f32_avx512(const lg__eltwise_pd *pd, const float *src, float *dst,
                                         int64_t n, bool stream);
 
+/* The same on f16 or bf16 data (pd->md.dtype): dst[i] = f(src[i]) for
+ * i < n, each element converted to f32 and back in registers as convert.h
+ * converts (bit for bit); src == dst or disjoint. */
+typedef void (*lg__eltwise_half_fn)(const lg__eltwise_pd *pd, const void *src, void *dst,
+                                    int64_t n);
+LG_INTERNAL void lg__eltwise_half_avx2(const lg__eltwise_pd *pd, const void *src, void *dst,
+                                       int64_t n);
+LG_INTERNAL void lg__eltwise_half_avx512(const lg__eltwise_pd *pd, const void *src, void *dst,
+                                         int64_t n);
+
 /* The vector math functions themselves, for the error sweeps: y[i] = fn(x[i]). */
 enum {
     LG_VMATH_EXP,

@@ -3,5 +3,6 @@
 #include "primitives/eltwise/simd_avx2.h"
 
 #define LG_ELT_F32   lg__eltwise_f32_avx2
+#define LG_ELT_HALF  lg__eltwise_half_avx2
 #define LG_ELT_VMATH lg__vmath_avx2
 #include "primitives/eltwise/eltwise_simd.h"

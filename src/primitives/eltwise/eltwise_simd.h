@@ -9,7 +9,7 @@
  * lg__eltwise_fwd in the same order (unfused), so those without a
  * transcendental call match it bit for bit; exp / expm1 / log / tanh / erfc
  * come from the math headers. */
-#if !defined(LG_ELT_F32) || !defined(LG_ELT_VMATH)
+#if !defined(LG_ELT_F32) || !defined(LG_ELT_HALF) || !defined(LG_ELT_VMATH)
 #error "eltwise_simd.h is a template: include a vector layer and name the entry points first"
 #endif
 
@@ -43,6 +43,21 @@ typedef struct consts {
         if (i < n) {                                                                               \
             vec x = v_load_part(src + i, n - i);                                                   \
             v_store_part(dst + i, (EXPR), n - i);                                                  \
+        }                                                                                          \
+    } while (0)
+
+/* ELT_LOOP on data of the 16-bit type dt: loads and stores convert. */
+#define ELT_LOOP_DT(EXPR)                                                                          \
+    do {                                                                                           \
+        int64_t i = 0;                                                                             \
+        for (; i + VL <= n; i += VL) {                                                             \
+            _mm_prefetch((const char *)src + (i + PF_AHEAD) * 2, _MM_HINT_T0);                     \
+            vec x = v_load_dt(dt, src, i);                                                         \
+            v_store_dt(dt, dst, i, (EXPR));                                                        \
+        }                                                                                          \
+        if (i < n) {                                                                               \
+            vec x = v_load_dt_part(dt, src, i, n - i);                                             \
+            v_store_dt_part(dt, dst, i, (EXPR), n - i);                                            \
         }                                                                                          \
     } while (0)
 
@@ -87,59 +102,78 @@ static inline vec hardsigmoid(vec x, const consts *c) {
     return v_sel(v_le(v, c->zero), c->zero, v);
 }
 
+/* LOOP(EXPR) for the algorithm of pd, x the input vector. */
+#define BY_ALG(LOOP)                                                                               \
+    switch ((lg_eltwise_alg)pd->alg) {                                                             \
+    case LG_ELTWISE_RELU:                                                                          \
+        LOOP(relu(x, c));                                                                          \
+        break;                                                                                     \
+    case LG_ELTWISE_ELU:                                                                           \
+        LOOP(elu(x, c));                                                                           \
+        break;                                                                                     \
+    case LG_ELTWISE_TANH:                                                                          \
+        LOOP(v_tanh(x));                                                                           \
+        break;                                                                                     \
+    case LG_ELTWISE_LOGISTIC:                                                                      \
+        LOOP(logistic(x, c));                                                                      \
+        break;                                                                                     \
+    case LG_ELTWISE_GELU_TANH:                                                                     \
+        LOOP(gelu_tanh(x, c));                                                                     \
+        break;                                                                                     \
+    case LG_ELTWISE_GELU_ERF:                                                                      \
+        LOOP(v_gelu_erf(x));                                                                       \
+        break;                                                                                     \
+    case LG_ELTWISE_SWISH:                                                                         \
+        LOOP(swish(x, c));                                                                         \
+        break;                                                                                     \
+    case LG_ELTWISE_EXP:                                                                           \
+        LOOP(v_exp(x));                                                                            \
+        break;                                                                                     \
+    case LG_ELTWISE_LOG:                                                                           \
+        LOOP(v_log(x));                                                                            \
+        break;                                                                                     \
+    case LG_ELTWISE_ABS:                                                                           \
+        LOOP(v_abs(x));                                                                            \
+        break;                                                                                     \
+    case LG_ELTWISE_SQRT:                                                                          \
+        LOOP(v_sqrt(x));                                                                           \
+        break;                                                                                     \
+    case LG_ELTWISE_SQUARE:                                                                        \
+        LOOP(v_mul(x, x));                                                                         \
+        break;                                                                                     \
+    case LG_ELTWISE_LINEAR:                                                                        \
+        LOOP(v_add(v_mul(c->alpha, x), c->beta));                                                  \
+        break;                                                                                     \
+    case LG_ELTWISE_CLIP:                                                                          \
+        LOOP(clip(x, c));                                                                          \
+        break;                                                                                     \
+    case LG_ELTWISE_HARDSWISH:                                                                     \
+        LOOP(v_mul(x, hardsigmoid(x, c)));                                                         \
+        break;                                                                                     \
+    case LG_ELTWISE_HARDSIGMOID:                                                                   \
+        LOOP(hardsigmoid(x, c));                                                                   \
+        break;                                                                                     \
+    }
+
 void LG_ELT_F32(const lg__eltwise_pd *pd, const float *src, float *dst, int64_t n, bool stream) {
     consts cs = {v_set1(pd->alpha), v_set1(pd->beta), v_zero(), v_set1(1.0f)};
     const consts *c = &cs;
-    switch ((lg_eltwise_alg)pd->alg) {
-    case LG_ELTWISE_RELU:
-        ELT_LOOP(relu(x, c));
-        break;
-    case LG_ELTWISE_ELU:
-        ELT_LOOP(elu(x, c));
-        break;
-    case LG_ELTWISE_TANH:
-        ELT_LOOP(v_tanh(x));
-        break;
-    case LG_ELTWISE_LOGISTIC:
-        ELT_LOOP(logistic(x, c));
-        break;
-    case LG_ELTWISE_GELU_TANH:
-        ELT_LOOP(gelu_tanh(x, c));
-        break;
-    case LG_ELTWISE_GELU_ERF:
-        ELT_LOOP(v_gelu_erf(x));
-        break;
-    case LG_ELTWISE_SWISH:
-        ELT_LOOP(swish(x, c));
-        break;
-    case LG_ELTWISE_EXP:
-        ELT_LOOP(v_exp(x));
-        break;
-    case LG_ELTWISE_LOG:
-        ELT_LOOP(v_log(x));
-        break;
-    case LG_ELTWISE_ABS:
-        ELT_LOOP(v_abs(x));
-        break;
-    case LG_ELTWISE_SQRT:
-        ELT_LOOP(v_sqrt(x));
-        break;
-    case LG_ELTWISE_SQUARE:
-        ELT_LOOP(v_mul(x, x));
-        break;
-    case LG_ELTWISE_LINEAR:
-        ELT_LOOP(v_add(v_mul(c->alpha, x), c->beta));
-        break;
-    case LG_ELTWISE_CLIP:
-        ELT_LOOP(clip(x, c));
-        break;
-    case LG_ELTWISE_HARDSWISH:
-        ELT_LOOP(v_mul(x, hardsigmoid(x, c)));
-        break;
-    case LG_ELTWISE_HARDSIGMOID:
-        ELT_LOOP(hardsigmoid(x, c));
-        break;
-    }
+    BY_ALG(ELT_LOOP)
+}
+
+/* One instance per 16-bit type, so that the conversions are fixed. */
+static inline __attribute__((always_inline)) void
+half_tpl(const lg__eltwise_pd *pd, const lg_dtype dt, const void *src, void *dst, int64_t n) {
+    consts cs = {v_set1(pd->alpha), v_set1(pd->beta), v_zero(), v_set1(1.0f)};
+    const consts *c = &cs;
+    BY_ALG(ELT_LOOP_DT)
+}
+
+void LG_ELT_HALF(const lg__eltwise_pd *pd, const void *src, void *dst, int64_t n) {
+    if (pd->md.dtype == LG_F16)
+        half_tpl(pd, LG_F16, src, dst, n);
+    else
+        half_tpl(pd, LG_BF16, src, dst, n);
 }
 
 void LG_ELT_VMATH(int fn, const float *src, float *dst, int64_t n) {

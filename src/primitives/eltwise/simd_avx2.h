@@ -7,7 +7,10 @@
 
 #include "primitives/eltwise/math_avx2.h"
 
+#include "lgraph.h"
+
 #include <stdint.h>
+#include <string.h>
 
 #define VL 8
 typedef v8 vec;
@@ -88,6 +91,78 @@ static inline vmask v_flags(const int32_t *p) {
     __m256i f = _mm256_loadu_si256((const __m256i *)(const void *)p);
     __m256i z = _mm256_cmpeq_epi32(f, _mm256_setzero_si256());
     return _mm256_castsi256_ps(_mm256_cmpeq_epi32(z, _mm256_setzero_si256()));
+}
+
+/* 16-bit float types, bit for bit convert.h's conversions. */
+
+/* 8 f16 to f32 exactly (F16C): the quiet bit is cleared again on the lanes
+ * that were signalling NaNs (convert.h keeps them). */
+static inline vec v_from_f16(__m128i h) {
+    const __m256i q = _mm256_set1_epi32(0x00400000);
+    __m256i f = _mm256_castps_si256(_mm256_cvtph_ps(h));
+    __m256i w = _mm256_cvtepu16_epi32(h);
+    __m256i nan = _mm256_cmpeq_epi32(_mm256_and_si256(w, _mm256_set1_epi32(0x7e00)),
+                                     _mm256_set1_epi32(0x7c00));
+    __m256i quiet =
+        _mm256_cmpeq_epi32(_mm256_and_si256(w, _mm256_set1_epi32(0x1ff)), _mm256_setzero_si256());
+    __m256i snan = _mm256_andnot_si256(quiet, nan);
+    return _mm256_castsi256_ps(_mm256_xor_si256(f, _mm256_and_si256(snan, q)));
+}
+
+/* 8 bf16 to f32 (exact: the top half of the f32). */
+static inline vec v_from_bf16(__m128i h) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+}
+
+/* f32 to bf16 bits in the low half of each 32-bit lane: round to nearest
+ * even by integer arithmetic; NaN quieted (| 0x40). */
+static inline __m256i v_bf16_bits(vec v) {
+    __m256i u = _mm256_castps_si256(v), hi = _mm256_srli_epi32(u, 16);
+    __m256i r = _mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7fff)),
+                                 _mm256_and_si256(hi, _mm256_set1_epi32(1)));
+    r = _mm256_srli_epi32(r, 16);
+    __m256i qn = _mm256_or_si256(hi, _mm256_set1_epi32(0x40));
+    return _mm256_blendv_epi8(r, qn, _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
+}
+
+/* f32 to 8 f16 / bf16 (dt), rounded to nearest even. */
+static inline __m128i v_to_half(lg_dtype dt, vec v) {
+    if (dt == LG_F16) return _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256i b = v_bf16_bits(v); /* 0..65535 per lane: packus keeps them */
+    return _mm_packus_epi32(_mm256_castsi256_si128(b), _mm256_extracti128_si256(b, 1));
+}
+static inline vec v_from_half(lg_dtype dt, __m128i h) {
+    return dt == LG_F16 ? v_from_f16(h) : v_from_bf16(h);
+}
+
+/* VL (or the first k) elements of type dt (f32, f16 or bf16) at element i
+ * of p, as f32; and the stores back, converted. Partial 16-bit vectors go
+ * through a 16-byte stack buffer. */
+static inline vec v_load_dt(lg_dtype dt, const void *p, int64_t i) {
+    if (dt == LG_F32) return v_load((const float *)p + i);
+    return v_from_half(dt,
+                       _mm_loadu_si128((const __m128i *)(const void *)((const uint16_t *)p + i)));
+}
+static inline vec v_load_dt_part(lg_dtype dt, const void *p, int64_t i, int64_t k) {
+    if (dt == LG_F32) return v_load_part((const float *)p + i, k);
+    uint16_t t[8] = {0};
+    memcpy(t, (const uint16_t *)p + i, (size_t)k * 2);
+    return v_from_half(dt, _mm_loadu_si128((const __m128i *)(const void *)t));
+}
+static inline void v_store_dt(lg_dtype dt, void *p, int64_t i, vec v) {
+    if (dt == LG_F32)
+        v_store((float *)p + i, v);
+    else
+        _mm_storeu_si128((__m128i *)(void *)((uint16_t *)p + i), v_to_half(dt, v));
+}
+static inline void v_store_dt_part(lg_dtype dt, void *p, int64_t i, vec v, int64_t k) {
+    if (dt == LG_F32) {
+        v_store_part((float *)p + i, v, k);
+        return;
+    }
+    uint16_t t[8];
+    _mm_storeu_si128((__m128i *)(void *)t, v_to_half(dt, v));
+    memcpy((uint16_t *)p + i, t, (size_t)k * 2);
 }
 
 #define v_abs      v8_abs

@@ -49,16 +49,6 @@ static inline void st_part(char *p, __m128i x, int n, int sz) {
     memcpy(p, t, (size_t)(n * sz));
 }
 
-/* f16 -> f32 exactly (see fast_avx512.c: re-signal the signalling NaNs). */
-static inline vec f16_to_f32(__m128i h) {
-    __m256i f = _mm256_castps_si256(_mm256_cvtph_ps(h));
-    __m256i w = _mm256_cvtepu16_epi32(h);
-    __m256i nan = _mm256_cmpeq_epi32(_mm256_and_si256(w, v_i32(0x7e00)), v_i32(0x7c00));
-    __m256i quiet = _mm256_cmpeq_epi32(_mm256_and_si256(w, v_i32(0x1ff)), _mm256_setzero_si256());
-    __m256i snan = _mm256_andnot_si256(quiet, nan);
-    return _mm256_castsi256_ps(_mm256_xor_si256(f, _mm256_and_si256(snan, v_i32(0x00400000))));
-}
-
 static inline vec v_ld(int lk, const char *p, int n) {
     switch (lk) {
     case LK_B16:
@@ -66,7 +56,7 @@ static inline vec v_ld(int lk, const char *p, int n) {
     case LK_B8:
         return _mm256_castsi256_ps(_mm256_cvtepu8_epi32(ld_part(p, n, 1)));
     case LK_F16:
-        return f16_to_f32(ld_part(p, n, 2));
+        return v_from_f16(ld_part(p, n, 2));
     case LK_BF16:
         return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(ld_part(p, n, 2)), 16));
     case LK_S8:
@@ -88,16 +78,6 @@ static inline __m256i to_int(vec v, float lo, float hi) {
     __m256 ord = _mm256_cmp_ps(v, v, _CMP_ORD_Q);
     vec c = _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(lo)), _mm256_set1_ps(hi));
     return _mm256_and_si256(_mm256_cvtps_epi32(c), _mm256_castps_si256(ord));
-}
-
-/* f32 -> bf16 as convert.h: RNE by integer arithmetic, NaN quieted. */
-static inline __m256i to_bf16(vec v) {
-    __m256i u = _mm256_castps_si256(v), hi = _mm256_srli_epi32(u, 16);
-    __m256i r =
-        _mm256_add_epi32(_mm256_add_epi32(u, v_i32(0x7fff)), _mm256_and_si256(hi, v_i32(1)));
-    r = _mm256_srli_epi32(r, 16);
-    __m256i qn = _mm256_or_si256(hi, v_i32(0x40));
-    return _mm256_blendv_epi8(r, qn, _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
 }
 
 /* Lanes holding 0..65535 (or any int16 for packs) to 8 x 16 bits. */
@@ -123,7 +103,7 @@ static inline void v_st(int sk, char *p, vec v, int n, bool nt) {
         st_part(p, _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), n, 2);
         return;
     case SK_BF16:
-        st_part(p, pack16u(to_bf16(v)), n, 2);
+        st_part(p, pack16u(v_bf16_bits(v)), n, 2);
         return;
     case SK_S8: {
         __m128i w = pack16s(to_int(v, -128.0f, 127.0f));
@@ -262,4 +242,5 @@ static inline void v_zero_bytes(char *d, int64_t nb) {
 }
 
 #define LG_RF_ENTRY lg__rf_kernel_avx2
+#define LG_RF_CVT   lg__cvt_avx2
 #include "primitives/reorder/fast_simd.h"

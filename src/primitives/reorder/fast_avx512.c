@@ -22,16 +22,6 @@ static inline __m512i v_i32(int32_t x) {
     return _mm512_set1_epi32(x);
 }
 
-/* f16 -> f32 exactly: vcvtph2ps quiets signalling NaNs, convert.h keeps
- * them, so clear the quiet bit again on the lanes that were signalling. */
-static inline vec f16_to_f32(__m256i h) {
-    __m512i f = _mm512_castps_si512(_mm512_cvtph_ps(h));
-    __m512i w = _mm512_cvtepu16_epi32(h);
-    __mmask16 nan = _mm512_cmpeq_epi32_mask(_mm512_and_si512(w, v_i32(0x7e00)), v_i32(0x7c00));
-    __mmask16 snan = _mm512_mask_test_epi32_mask(nan, w, v_i32(0x1ff));
-    return _mm512_castsi512_ps(_mm512_mask_xor_epi32(f, snan, f, v_i32(0x00400000)));
-}
-
 static inline vec v_ld(int lk, const char *p, int n) {
     __mmask16 m = lanes(n);
     switch (lk) {
@@ -40,7 +30,7 @@ static inline vec v_ld(int lk, const char *p, int n) {
     case LK_B8:
         return _mm512_castsi512_ps(_mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, p)));
     case LK_F16:
-        return f16_to_f32(_mm256_maskz_loadu_epi16(m, p));
+        return v_from_f16(_mm256_maskz_loadu_epi16(m, p));
     case LK_BF16:
         return _mm512_castsi512_ps(
             _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, p)), 16));
@@ -62,16 +52,6 @@ static inline __m512i to_int(vec v, float lo, float hi) {
     return _mm512_maskz_cvtps_epi32(ord, c);
 }
 
-/* f32 -> bf16 as convert.h: RNE by integer arithmetic, NaN quieted. */
-static inline __m512i to_bf16(vec v) {
-    __m512i u = _mm512_castps_si512(v), hi = _mm512_srli_epi32(u, 16);
-    __m512i r =
-        _mm512_add_epi32(_mm512_add_epi32(u, v_i32(0x7fff)), _mm512_and_si512(hi, v_i32(1)));
-    r = _mm512_srli_epi32(r, 16);
-    __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
-    return _mm512_mask_or_epi32(r, nan, hi, v_i32(0x40));
-}
-
 static inline void v_st(int sk, char *p, vec v, int n, bool nt) {
     __mmask16 m = lanes(n);
     switch (sk) {
@@ -86,7 +66,7 @@ static inline void v_st(int sk, char *p, vec v, int n, bool nt) {
                                  _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
         return;
     case SK_BF16:
-        _mm256_mask_storeu_epi16(p, m, _mm512_cvtepi32_epi16(to_bf16(v)));
+        _mm256_mask_storeu_epi16(p, m, _mm512_cvtepi32_epi16(v_bf16_bits(v)));
         return;
     case SK_S32:
         _mm512_mask_storeu_epi32(p, m, to_int(v, LG_S32_F32_MIN, LG_S32_F32_MAX));
@@ -255,4 +235,5 @@ static inline void v_zero_bytes(char *d, int64_t nb) {
 }
 
 #define LG_RF_ENTRY lg__rf_kernel_avx512
+#define LG_RF_CVT   lg__cvt_avx512
 #include "primitives/reorder/fast_simd.h"

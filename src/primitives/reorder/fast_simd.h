@@ -1,7 +1,8 @@
 /* The SIMD kernels of the fast reorder engine, written once over a small
  * set of vector primitives. Not a normal header: fast_avx2.c and
  * fast_avx512.c each define the primitives below for their ISA, then include
- * this file, which defines the kernels and the entry point LG_RF_ENTRY.
+ * this file, which defines the kernels and the entry points LG_RF_ENTRY
+ * and LG_RF_CVT (the row conversion of cvt.h).
  *
  * Primitives (vectors of VL 32-bit lanes; n is a lane count 1..VL, lanes
  * past n are loaded as zero and never stored):
@@ -26,9 +27,11 @@
  * therefore never changes a payload, and a conversion equals the scalar
  * one. The attribute pipeline (v_ops) is lg__reorder_ref's, term for term,
  * with plain multiplies and adds (the build does not contract to FMA). */
-#ifndef LG_RF_ENTRY
-#error "fast_simd.h is a template: define the primitives and LG_RF_ENTRY first"
+#if !defined(LG_RF_ENTRY) || !defined(LG_RF_CVT)
+#error "fast_simd.h is a template: define the primitives, LG_RF_ENTRY and LG_RF_CVT first"
 #endif
+
+#include "primitives/reorder/cvt.h"
 
 #include <stdint.h>
 #include <xmmintrin.h>
@@ -476,4 +479,67 @@ void LG_RF_ENTRY(const lg__rf_plan *p, const lg__rf_job *j, const lg__rf_ptrs *q
         break;
     }
     lg__rf_kernel_scalar(p, j, q, n);
+}
+
+/* cvt.h's row conversion: the load kind of sdt and the store kind of ddt,
+ * fixed at compile time per pair; src prefetched CVT_PF elements ahead (the
+ * callers convert short runs of several streams in turn, which the hardware
+ * prefetchers follow poorly). */
+#define CVT_PF 1024
+#define CVT_ROW(lk, sk)                                                                            \
+    do {                                                                                           \
+        const char *s_ = src;                                                                      \
+        char *d_ = dst;                                                                            \
+        const int64_t ssz_ = lg_dtype_size(sdt), dsz_ = lg_dtype_size(ddt);                        \
+        int64_t i_ = 0;                                                                            \
+        for (; i_ + VL <= n; i_ += VL) {                                                           \
+            _mm_prefetch(s_ + (i_ + CVT_PF) * ssz_, _MM_HINT_T0);                                  \
+            v_st(sk, d_ + i_ * dsz_, v_ld(lk, s_ + i_ * ssz_, VL), VL, false);                     \
+        }                                                                                          \
+        if (i_ < n)                                                                                \
+            v_st(sk, d_ + i_ * dsz_, v_ld(lk, s_ + i_ * ssz_, (int)(n - i_)), (int)(n - i_),       \
+                 false);                                                                           \
+    } while (0)
+
+void LG_RF_CVT(lg_dtype sdt, const void *src, lg_dtype ddt, void *dst, int64_t n) {
+    if (sdt == ddt) {
+        memcpy(dst, src, (size_t)n * lg_dtype_size(sdt));
+        return;
+    }
+    if (sdt == LG_F32) {
+        switch (ddt) {
+        case LG_F16:
+            CVT_ROW(LK_B32, SK_F16);
+            return;
+        case LG_BF16:
+            CVT_ROW(LK_B32, SK_BF16);
+            return;
+        case LG_S32:
+            CVT_ROW(LK_B32, SK_S32);
+            return;
+        case LG_S8:
+            CVT_ROW(LK_B32, SK_S8);
+            return;
+        default:
+            CVT_ROW(LK_B32, SK_U8);
+            return;
+        }
+    }
+    switch (sdt) {
+    case LG_F16:
+        CVT_ROW(LK_F16, SK_B32);
+        return;
+    case LG_BF16:
+        CVT_ROW(LK_BF16, SK_B32);
+        return;
+    case LG_S32:
+        CVT_ROW(LK_S32, SK_B32);
+        return;
+    case LG_S8:
+        CVT_ROW(LK_S8, SK_B32);
+        return;
+    default:
+        CVT_ROW(LK_U8, SK_B32);
+        return;
+    }
 }
