@@ -437,6 +437,7 @@ Test(conv, vector_paths_taken) {
     cprob c3 = p2d(1, 1, 32, 48, 9, 3, 1, 1), c1 = p2d(1, 1, 32, 48, 9, 1, 1, 0);
     cprob dw = p2d(1, 40, 1, 1, 9, 3, 1, 1), first = p2d(1, 1, 3, 32, 15, 7, 2, 3);
     cprob shuf = p2d(1, 3, 20, 80, 6, 1, 1, 0), s2 = p2d(1, 1, 32, 32, 9, 3, 2, 1);
+    cprob c58 = p2d(1, 1, 58, 58, 7, 1, 1, 0); /* a partial last channel block */
     const family *any = &families[0], *b8 = &families[3];
     static const family cl = {"nhwc src and dst, blocked weights", "aXb", "aXb", "ABX16b16a",
                               "aBCX16c16b"};
@@ -446,7 +447,8 @@ Test(conv, vector_paths_taken) {
         expect_impl(&c1, any, "conv:avx512:1x1");
         expect_impl(&dw, any, "conv:avx512:dw");
         expect_impl(&first, any, "conv:avx512:direct");
-        expect_impl(&shuf, any, "conv:avx512:direct");
+        expect_impl(&shuf, any, "conv:avx512:1x1"); /* groups start inside a block */
+        expect_impl(&c58, any, "conv:avx512:1x1");
         expect_impl(&s2, any, "conv:avx512:direct");
         expect_impl(&c3, b8, "conv:avx2:direct");
         expect_impl(&dw, b8, "conv:avx2:direct"); /* gOIx8i8o weights: the grouped path */
@@ -459,7 +461,8 @@ Test(conv, vector_paths_taken) {
         expect_impl(&c1, any, "conv:avx2:1x1");
         expect_impl(&dw, any, "conv:avx2:dw");
         expect_impl(&first, any, "conv:avx2:direct");
-        expect_impl(&shuf, any, "conv:avx2:direct");
+        expect_impl(&shuf, any, "conv:avx2:1x1");
+        expect_impl(&c58, any, "conv:avx2:1x1");
     }
     lg__cpu_set_isa_cap(LG_ISA_SCALAR);
     expect_impl(&c3, any, "conv:ref");

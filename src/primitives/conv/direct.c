@@ -130,7 +130,7 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
     d->s_d = st3[0], d->s_h = st3[1], d->s_w = st3[2];
     d->s_ic = src_blk ? 1 : d->s_c;
     d->s_kd = s->dd * d->s_d, d->s_kh = s->dh * d->s_h, d->s_kw = s->dw * d->s_w;
-    /* BLK also needs whole-block segments: set after they are built. */
+    /* Segments of a blocked src hold channels of one block (unit step). */
     d->src_kind = src_blk && d->s_w == vl && s->sw == 1 ? LG_CONV_SRC_BLK : LG_CONV_SRC_GEN;
     /* dst */
     d->dst_cl = !dst_blk;
@@ -182,8 +182,6 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
         }
     }
     d->seg_at[s->g] = k;
-    for (int64_t i = 0; i < k; i++)
-        if (d->segs[i].len != vl) d->src_kind = LG_CONV_SRC_GEN;
     if (!src_blk && d->s_w == 1 && s->sw == 2) d->src_kind = LG_CONV_SRC_PLAIN2;
     d->flat = s->kd == 1 && s->kh == 1 && s->kw == 1 && s->sd == 1 && s->sh == 1 && s->sw == 1 &&
               s->pd == 0 && s->ph == 0 && s->pw == 0 && pd->pad_r[0] == 0 && pd->pad_r[1] == 0 &&

@@ -47,9 +47,9 @@
 /* Most output channel blocks per tile. */
 #define LG_CONV_MAX_NB 4
 
-/* How the source is addressed in the tile kernels: a channel-blocked src,
- * unit stride along W and whole-block segments (constant pixel steps, the
- * channel loop unrolled); a plain src read with stride 2 along W (a first
+/* How the source is addressed in the tile kernels: a channel-blocked src
+ * with unit stride along W (constant pixel steps, the channel loop of
+ * whole-block segments unrolled); a plain src read with stride 2 along W (a first
  * layer: constant pixel steps; at most 2 blocks per chunk); or anything
  * else (steps from the plan). */
 enum { LG_CONV_SRC_BLK, LG_CONV_SRC_GEN, LG_CONV_SRC_PLAIN2 };

@@ -196,7 +196,7 @@ AI void tile_body(const tile *t, const int NB, const int UR, const int KIND) {
                     const float *wp[LG_CONV_MAX_NB];
 #pragma GCC unroll 4
                     for (int j = 0; j < NB; j++) wp[j] = t->wei + t->ch->ocb[j].woff + wo;
-                    if (KIND == LG_CONV_SRC_BLK) { /* len == VL */
+                    if (KIND == LG_CONV_SRC_BLK && len == VL) {
                         for (int i = 0; i < VL; i += 4) {
                             TILE_STEP(i);
                             TILE_STEP(i + 1);
