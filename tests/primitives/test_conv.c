@@ -236,6 +236,21 @@ Test(conv, groups_depthwise_shufflenet) {
     run_everywhere(&p, "2 groups 24->40 (block multiples on 8 only)", 37);
 }
 
+Test(conv, long_reductions) {
+    /* 1x1 reductions long enough to run in blocks (partial sums kept in dst
+     * between them), with a partial last channel block in and out. */
+    cprob p = p2d(2, 1, 408, 40, 9, 1, 1, 0);
+    run_everywhere(&p, "1x1 408->40", 40);
+    p.npost = 1;
+    p.post[0] = (cpost){LG_POST_ELTWISE, LG_ELTWISE_RELU, 0, 0};
+    run_everywhere(&p, "1x1 408->40 + relu", 41);
+    p.post[0] = (cpost){LG_POST_SUM, 0, 0.5f, 0};
+    run_everywhere(&p, "1x1 408->40 + sum (one block)", 42);
+    p = p2d(1, 1, 520, 72, 5, 1, 1, 0);
+    p.bias = false;
+    run_everywhere(&p, "1x1 520->72 no bias", 43);
+}
+
 Test(conv, odd_shapes) {
     /* Channels 3, 17, 58, 116, 232 in and out at spatial 1 and 7 (3x3 where
      * the input allows), and the larger spatial 27 on smaller channels. */

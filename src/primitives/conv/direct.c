@@ -214,6 +214,14 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
                 if (!ok) ch->fast = 0;
             }
         }
+    /* Reduction blocks of the flat path: about 16 KB of weights each. */
+    d->kseg = 0;
+    if (d->flat && s->g == 1 && (d->epi == LG_CONV_EPI_NONE || d->epi == LG_CONV_EPI_RELU)) {
+        bool fast = true;
+        for (int64_t ci = 0; ci < d->nchunk; ci++) fast = fast && d->chunks[ci].fast;
+        int64_t kb = 16 * 16 / (vl * nb); /* segments of 16 KB of weights */
+        if (fast && kb > 0 && d->seg_at[1] > kb + kb / 2) d->kseg = kb;
+    }
     /* Work items. */
     if (d->flat && npix == 0) {
         d->nitems = 0;

@@ -89,6 +89,11 @@ typedef struct lg__conv_direct {
     int flat;     /* 1x1, stride 1, no padding: pixels of an image as one row */
     int dw;       /* the depthwise path; dw_k3 its 3-wide stride-1 dense kernel */
     int dw_k3;
+    /* Reduction blocks of the flat path: when kseg > 0, the segments run
+     * kseg at a time over all tiles of a pixel block (so the weights of a
+     * block stay in L1), partial sums kept in dst between blocks; only for
+     * one group, a blocked dst, every chunk fast and no sum post-op. */
+    int64_t kseg;
     int epi; /* LG_CONV_EPI_* */
     float sum_scale;
     int has_bias;
