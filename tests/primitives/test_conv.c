@@ -236,6 +236,21 @@ Test(conv, groups_depthwise_shufflenet) {
     run_everywhere(&p, "2 groups 24->40 (block multiples on 8 only)", 37);
 }
 
+Test(conv, long_reductions) {
+    /* 1x1 reductions long enough to run in blocks (partial sums kept in dst
+     * between them), with a partial last channel block in and out. */
+    cprob p = p2d(2, 1, 408, 40, 9, 1, 1, 0);
+    run_everywhere(&p, "1x1 408->40", 40);
+    p.npost = 1;
+    p.post[0] = (cpost){LG_POST_ELTWISE, LG_ELTWISE_RELU, 0, 0};
+    run_everywhere(&p, "1x1 408->40 + relu", 41);
+    p.post[0] = (cpost){LG_POST_SUM, 0, 0.5f, 0};
+    run_everywhere(&p, "1x1 408->40 + sum (one block)", 42);
+    p = p2d(1, 1, 520, 72, 5, 1, 1, 0);
+    p.bias = false;
+    run_everywhere(&p, "1x1 520->72 no bias", 43);
+}
+
 Test(conv, odd_shapes) {
     /* Channels 3, 17, 58, 116, 232 in and out at spatial 1 and 7 (3x3 where
      * the input allows), and the larger spatial 27 on smaller channels. */
@@ -437,6 +452,7 @@ Test(conv, vector_paths_taken) {
     cprob c3 = p2d(1, 1, 32, 48, 9, 3, 1, 1), c1 = p2d(1, 1, 32, 48, 9, 1, 1, 0);
     cprob dw = p2d(1, 40, 1, 1, 9, 3, 1, 1), first = p2d(1, 1, 3, 32, 15, 7, 2, 3);
     cprob shuf = p2d(1, 3, 20, 80, 6, 1, 1, 0), s2 = p2d(1, 1, 32, 32, 9, 3, 2, 1);
+    cprob c58 = p2d(1, 1, 58, 58, 7, 1, 1, 0); /* a partial last channel block */
     const family *any = &families[0], *b8 = &families[3];
     static const family cl = {"nhwc src and dst, blocked weights", "aXb", "aXb", "ABX16b16a",
                               "aBCX16c16b"};
@@ -446,7 +462,8 @@ Test(conv, vector_paths_taken) {
         expect_impl(&c1, any, "conv:avx512:1x1");
         expect_impl(&dw, any, "conv:avx512:dw");
         expect_impl(&first, any, "conv:avx512:direct");
-        expect_impl(&shuf, any, "conv:avx512:direct");
+        expect_impl(&shuf, any, "conv:avx512:1x1"); /* groups start inside a block */
+        expect_impl(&c58, any, "conv:avx512:1x1");
         expect_impl(&s2, any, "conv:avx512:direct");
         expect_impl(&c3, b8, "conv:avx2:direct");
         expect_impl(&dw, b8, "conv:avx2:direct"); /* gOIx8i8o weights: the grouped path */
@@ -459,7 +476,8 @@ Test(conv, vector_paths_taken) {
         expect_impl(&c1, any, "conv:avx2:1x1");
         expect_impl(&dw, any, "conv:avx2:dw");
         expect_impl(&first, any, "conv:avx2:direct");
-        expect_impl(&shuf, any, "conv:avx2:direct");
+        expect_impl(&shuf, any, "conv:avx2:1x1");
+        expect_impl(&c58, any, "conv:avx2:1x1");
     }
     lg__cpu_set_isa_cap(LG_ISA_SCALAR);
     expect_impl(&c3, any, "conv:ref");

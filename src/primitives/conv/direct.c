@@ -130,7 +130,7 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
     d->s_d = st3[0], d->s_h = st3[1], d->s_w = st3[2];
     d->s_ic = src_blk ? 1 : d->s_c;
     d->s_kd = s->dd * d->s_d, d->s_kh = s->dh * d->s_h, d->s_kw = s->dw * d->s_w;
-    /* BLK also needs whole-block segments: set after they are built. */
+    /* Segments of a blocked src hold channels of one block (unit step). */
     d->src_kind = src_blk && d->s_w == vl && s->sw == 1 ? LG_CONV_SRC_BLK : LG_CONV_SRC_GEN;
     /* dst */
     d->dst_cl = !dst_blk;
@@ -182,8 +182,6 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
         }
     }
     d->seg_at[s->g] = k;
-    for (int64_t i = 0; i < k; i++)
-        if (d->segs[i].len != vl) d->src_kind = LG_CONV_SRC_GEN;
     if (!src_blk && d->s_w == 1 && s->sw == 2) d->src_kind = LG_CONV_SRC_PLAIN2;
     d->flat = s->kd == 1 && s->kh == 1 && s->kw == 1 && s->sd == 1 && s->sh == 1 && s->sw == 1 &&
               s->pd == 0 && s->ph == 0 && s->pw == 0 && pd->pad_r[0] == 0 && pd->pad_r[1] == 0 &&
@@ -216,6 +214,14 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
                 if (!ok) ch->fast = 0;
             }
         }
+    /* Reduction blocks of the flat path: about 16 KB of weights each. */
+    d->kseg = 0;
+    if (d->flat && s->g == 1 && (d->epi == LG_CONV_EPI_NONE || d->epi == LG_CONV_EPI_RELU)) {
+        bool fast = true;
+        for (int64_t ci = 0; ci < d->nchunk; ci++) fast = fast && d->chunks[ci].fast;
+        int64_t kb = 16 * 16 / (vl * nb); /* segments of 16 KB of weights */
+        if (fast && kb > 0 && d->seg_at[1] > kb + kb / 2) d->kseg = kb;
+    }
     /* Work items. */
     if (d->flat && npix == 0) {
         d->nitems = 0;

@@ -47,9 +47,9 @@
 /* Most output channel blocks per tile. */
 #define LG_CONV_MAX_NB 4
 
-/* How the source is addressed in the tile kernels: a channel-blocked src,
- * unit stride along W and whole-block segments (constant pixel steps, the
- * channel loop unrolled); a plain src read with stride 2 along W (a first
+/* How the source is addressed in the tile kernels: a channel-blocked src
+ * with unit stride along W (constant pixel steps, the channel loop of
+ * whole-block segments unrolled); a plain src read with stride 2 along W (a first
  * layer: constant pixel steps; at most 2 blocks per chunk); or anything
  * else (steps from the plan). */
 enum { LG_CONV_SRC_BLK, LG_CONV_SRC_GEN, LG_CONV_SRC_PLAIN2 };
@@ -89,6 +89,11 @@ typedef struct lg__conv_direct {
     int flat;     /* 1x1, stride 1, no padding: pixels of an image as one row */
     int dw;       /* the depthwise path; dw_k3 its 3-wide stride-1 dense kernel */
     int dw_k3;
+    /* Reduction blocks of the flat path: when kseg > 0, the segments run
+     * kseg at a time over all tiles of a pixel block (so the weights of a
+     * block stay in L1), partial sums kept in dst between blocks; only for
+     * one group, a blocked dst, every chunk fast and no sum post-op. */
+    int64_t kseg;
     int epi; /* LG_CONV_EPI_* */
     float sum_scale;
     int has_bias;

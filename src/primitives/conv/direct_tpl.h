@@ -30,7 +30,8 @@ typedef struct tile {
     int64_t nseg;
     const lg__conv_chunk *ch;
     int64_t kd0, kd1, kh0, kh1, kw0, kw1;
-    int64_t ow0; /* depthwise: the tile's first output pixel (src is the row at iw 0) */
+    int64_t ow0;       /* depthwise: the tile's first output pixel (src is the row at iw 0) */
+    int kfirst, klast; /* the tile's segments are the first / last of the reduction */
 } tile;
 
 /* Where block j of a chunk is stored: one vector at a1 (+ pixel offset)
@@ -184,7 +185,15 @@ AI void tile_body(const tile *t, const int NB, const int UR, const int KIND) {
                                                     : d->s_w * d->s.sw;
     const int64_t sic = KIND == LG_CONV_SRC_BLK ? 1 : d->s_ic;
     vec acc[LG_CONV_MAX_NB][URMAX];
-    init_acc(t, NB, UR, acc);
+    if (t->kfirst) {
+        init_acc(t, NB, UR, acc);
+    } else { /* partial sums of the previous reduction blocks (blocked dst) */
+#pragma GCC unroll 4
+        for (int j = 0; j < NB; j++)
+#pragma GCC unroll 32
+            for (int p = 0; p < UR; p++)
+                acc[j][p] = VLOAD(t->dst + t->ch->ocb[j].c0 / VL * d->d_c + p * d->d_w);
+    }
     for (int64_t g = 0; g < t->nseg; g++) {
         const lg__conv_seg *sg = &t->seg[g];
         int64_t len = sg->len;
@@ -196,7 +205,7 @@ AI void tile_body(const tile *t, const int NB, const int UR, const int KIND) {
                     const float *wp[LG_CONV_MAX_NB];
 #pragma GCC unroll 4
                     for (int j = 0; j < NB; j++) wp[j] = t->wei + t->ch->ocb[j].woff + wo;
-                    if (KIND == LG_CONV_SRC_BLK) { /* len == VL */
+                    if (KIND == LG_CONV_SRC_BLK && len == VL) {
                         for (int i = 0; i < VL; i += 4) {
                             TILE_STEP(i);
                             TILE_STEP(i + 1);
@@ -207,6 +216,14 @@ AI void tile_body(const tile *t, const int NB, const int UR, const int KIND) {
                         for (int64_t i = 0; i < len; i++) TILE_STEP(i);
                     }
                 }
+    }
+    if (!t->klast) { /* partial sums, every lane (the last block masks) */
+#pragma GCC unroll 4
+        for (int j = 0; j < NB; j++)
+#pragma GCC unroll 32
+            for (int p = 0; p < UR; p++)
+                VSTORE(t->dst + t->ch->ocb[j].c0 / VL * d->d_c + p * d->d_w, acc[j][p]);
+        return;
     }
     epilogue(t, NB, UR, acc);
 }
@@ -346,6 +363,7 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
     memset(&t, 0, sizeof t);
     t.d = d;
     t.bias = bias;
+    t.kfirst = t.klast = 1;
     /* Items: (n, g, od, oh, chunk) rows, or (n, g, pixel block, chunk): the
      * chunks of one row or pixel block run together, while its source is
      * in cache. */
@@ -376,12 +394,21 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
             int64_t p1 = p0 + d->pix_blk < npix ? p0 + d->pix_blk : npix;
             t.kd0 = t.kh0 = t.kw0 = 0;
             t.kd1 = t.kh1 = t.kw1 = 1;
-            for (int64_t p = p0; p < p1; p += umax) {
-                int u = (int)(p1 - p < umax ? p1 - p : umax);
-                t.src = src + n * d->s_n + p * d->s_w;
-                t.dst = dst + n * d->d_n + p * d->d_w;
-                fn(&t, u);
+            const lg__conv_seg *seg0 = t.seg;
+            int64_t nseg = t.nseg, kb = d->kseg > 0 ? d->kseg : nseg;
+            for (int64_t k0 = 0; k0 < nseg; k0 += kb) { /* reduction blocks */
+                t.seg = seg0 + k0;
+                t.nseg = nseg - k0 < kb ? nseg - k0 : kb;
+                t.kfirst = k0 == 0;
+                t.klast = k0 + kb >= nseg;
+                for (int64_t p = p0; p < p1; p += umax) {
+                    int u = (int)(p1 - p < umax ? p1 - p : umax);
+                    t.src = src + n * d->s_n + p * d->s_w;
+                    t.dst = dst + n * d->d_n + p * d->d_w;
+                    fn(&t, u);
+                }
             }
+            t.kfirst = t.klast = 1;
             continue;
         }
         FN(taps)(od, s->sd, s->pd, s->dd, s->kd, s->id, &t.kd0, &t.kd1);
