@@ -132,23 +132,29 @@ int main(int argc, char **argv) {
         CHECK(dnnl_memory_desc_init_by_tag(&dmd, 4, dd, wl->ddt, wl->dtag));
         CHECK(dnnl_memory_desc_init_by_tag(&dmd1, 4, d1, wl->ddt1, wl->dtag1));
         dnnl_binary_desc_t bd;
-        dnnl_primitive_desc_t pd;
         CHECK(dnnl_binary_desc_init(&bd, wl->dalg, &dmd, &dmd1, &dmd));
-        CHECK(dnnl_primitive_desc_create(&pd, &bd, NULL, eng, NULL));
-        dnnl_memory_t ms, ms1, mdst;
-        CHECK(dnnl_memory_create(&ms, &dmd, eng, src));
-        CHECK(dnnl_memory_create(&ms1, &dmd1, eng, src1));
-        CHECK(dnnl_memory_create(&mdst, &dmd, eng, ddst));
-        dnnl_ctx dc = {.stream = stream,
-                       .args = {{DNNL_ARG_SRC_0, ms}, {DNNL_ARG_SRC_1, ms1}, {DNNL_ARG_DST, mdst}}};
-        CHECK(dnnl_primitive_create(&dc.prim, pd));
-        const char *dimpl = "";
-        dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &dimpl);
-
-        run_lg(&lc);
-        run_dnnl(&dc);
-        int same = memcmp(dst, ddst, sz) == 0;
-        bench_ratio vs = bench_alternate(run_lg, &lc, run_dnnl, &dc, pairs);
+        /* oneDNN 2.6's CPU binary lacks some type mixes (f16 among them):
+         * such a row compares with memcpy only. */
+        dnnl_primitive_desc_t pd = NULL;
+        dnnl_memory_t ms = NULL, ms1 = NULL, mdst = NULL;
+        dnnl_ctx dc = {.stream = stream};
+        const char *dimpl = "none in oneDNN 2.6";
+        int same = 0;
+        bench_ratio vs = {0};
+        if (dnnl_primitive_desc_create(&pd, &bd, NULL, eng, NULL) == dnnl_success) {
+            CHECK(dnnl_memory_create(&ms, &dmd, eng, src));
+            CHECK(dnnl_memory_create(&ms1, &dmd1, eng, src1));
+            CHECK(dnnl_memory_create(&mdst, &dmd, eng, ddst));
+            dc.args[0] = (dnnl_exec_arg_t){DNNL_ARG_SRC_0, ms};
+            dc.args[1] = (dnnl_exec_arg_t){DNNL_ARG_SRC_1, ms1};
+            dc.args[2] = (dnnl_exec_arg_t){DNNL_ARG_DST, mdst};
+            CHECK(dnnl_primitive_create(&dc.prim, pd));
+            dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &dimpl);
+            run_lg(&lc);
+            run_dnnl(&dc);
+            same = memcmp(dst, ddst, sz) == 0;
+            vs = bench_alternate(run_lg, &lc, run_dnnl, &dc, pairs);
+        }
         size_t mbytes = (2 * sz + sz1) / 2;
         void *ma = alloc(mbytes), *mb = alloc(mbytes);
         memset(ma, 1, mbytes);
@@ -157,16 +163,22 @@ int main(int argc, char **argv) {
         bench_ratio vm = bench_alternate(run_lg, &lc, bench_memcpy, &mc, pairs);
         free(ma);
         free(mb);
-        printf("| %s | %s | %.3f | %s | %.2fx (%.2f-%.2f) | %.2f | %s |\n", wl->name,
-               lg_kernel_impl(lc.k), vs.time_a * 1e3, dimpl, vs.median, vs.min, vs.max, vm.median,
-               same ? "yes" : "no");
+        if (pd)
+            printf("| %s | %s | %.3f | %s | %.2fx (%.2f-%.2f) | %.2f | %s |\n", wl->name,
+                   lg_kernel_impl(lc.k), vs.time_a * 1e3, dimpl, vs.median, vs.min, vs.max,
+                   vm.median, same ? "yes" : "no");
+        else
+            printf("| %s | %s | %.3f | %s | - | %.2f | - |\n", wl->name, lg_kernel_impl(lc.k),
+                   vm.time_a * 1e3, dimpl, vm.median);
         fflush(stdout);
 
-        dnnl_primitive_destroy(dc.prim);
-        dnnl_primitive_desc_destroy(pd);
-        dnnl_memory_destroy(ms);
-        dnnl_memory_destroy(ms1);
-        dnnl_memory_destroy(mdst);
+        if (pd) {
+            dnnl_primitive_destroy(dc.prim);
+            dnnl_primitive_desc_destroy(pd);
+            dnnl_memory_destroy(ms);
+            dnnl_memory_destroy(ms1);
+            dnnl_memory_destroy(mdst);
+        }
         lg_kernel_destroy(lc.k);
         free(src);
         free(src1);
