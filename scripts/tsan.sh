@@ -21,6 +21,8 @@ dir=${BUILD_DIR:-build-tsan}
 # CTest name : Criterion filter. Add a concurrency test here (one line).
 tests=(
   "reliability_cache_concurrency:*/*"
+  "reliability_plan_concurrency:*/*"
+  "graph_async:*/*"
   "primitives_cache:*/*"
   "common_status:status/last_error_is_per_thread"
   "primitives_reorder_fast:reorder_fast/plan_shared_by_threads"
