@@ -21,6 +21,8 @@ dir=${BUILD_DIR:-build-tsan}
 # CTest name : Criterion filter. Add a concurrency test here (one line).
 tests=(
   "reliability_cache_concurrency:*/*"
+  "reliability_plan_concurrency:*/*"
+  "graph_async:*/*"
   "primitives_cache:*/*"
   "common_status:status/last_error_is_per_thread"
   "primitives_reorder_fast:reorder_fast/plan_shared_by_threads"
@@ -29,7 +31,8 @@ tests=(
   "primitives_shuffle:shuffle/large_problems_threads_and_streaming"
 )
 
-CC=clang cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLG_BUILD_BENCH=OFF \
+CC=clang cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Tsan -DCMAKE_C_FLAGS_TSAN="-O1 -gline-tables-only" \
+  -DLG_BUILD_BENCH=OFF \
   -DLG_BUILD_SAMPLES=OFF -DLG_WITH_DNNL=OFF \
   -DCMAKE_C_FLAGS="-fsanitize=thread -fno-omit-frame-pointer -I$PWD/tests/reliability/tsan" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" >/dev/null

@@ -23,6 +23,17 @@ void lg__md_like(const lg_md *layout, const lg_md *shape, lg_md *out) {
         lg__md_canon(&md, out);
         return;
     }
+    /* Dense without a tag: an empty tensor with strides (found by fuzzing:
+     * the plain fallback made an eltwise's dst differ from its src). Its
+     * strides suit any tensor of the same dims. */
+    bool same = layout->ndims == shape->ndims && lg__md_dense_concrete(layout);
+    for (int d = 0; same && d < shape->ndims; d++) same = layout->dims[d] == shape->dims[d];
+    if (same) {
+        md = *layout;
+        md.dtype = shape->dtype;
+        lg__md_canon(&md, out);
+        return;
+    }
     lg__md_plain(shape, out);
 }
 

@@ -7,7 +7,9 @@
 #    that scripts/fuzz.sh runs (with ASan + UBSan) for a bounded time.
 # Adding a target: write tests/fuzz/fuzz_<name>.c, add <name> to this list,
 # commit a few seeds in tests/fuzz/corpus/<name>/.
-set(LG_FUZZ_TARGETS md reorder shuffle eltwise binary)
+set(LG_FUZZ_TARGETS md reorder shuffle eltwise binary graph)
+# Sources a target needs beyond fuzz_<name>.c and the shared harness.
+set(LG_FUZZ_EXTRA_graph fuzz/graph_model.c fuzz/graph_run.c)
 
 option(LG_FUZZ "Build the libFuzzer targets fuzz_<name> (clang only)" OFF)
 set(LG_FUZZ_HARNESS fuzz/fuzz_util.c reliability/problem.c)
@@ -20,12 +22,13 @@ function(lg_fuzz_common target)
 endfunction()
 
 foreach(t IN LISTS LG_FUZZ_TARGETS)
-  add_executable(fuzz_replay_${t} fuzz/fuzz_${t}.c fuzz/replay.c ${LG_FUZZ_HARNESS})
+  add_executable(fuzz_replay_${t} fuzz/fuzz_${t}.c fuzz/replay.c ${LG_FUZZ_HARNESS}
+                 ${LG_FUZZ_EXTRA_${t}})
   lg_fuzz_common(fuzz_replay_${t})
   add_test(NAME fuzz_replay_${t}
            COMMAND fuzz_replay_${t} ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus/${t})
   if(LG_FUZZ)
-    add_executable(fuzz_${t} fuzz/fuzz_${t}.c ${LG_FUZZ_HARNESS})
+    add_executable(fuzz_${t} fuzz/fuzz_${t}.c ${LG_FUZZ_HARNESS} ${LG_FUZZ_EXTRA_${t}})
     lg_fuzz_common(fuzz_${t})
     target_compile_options(fuzz_${t} PRIVATE -fsanitize=fuzzer)
     target_link_options(fuzz_${t} PRIVATE -fsanitize=fuzzer)

@@ -15,3 +15,5 @@ set_tests_properties(reliability_alloc_fail PROPERTIES
 # more; under ASan those must fail with NULL (as glibc's malloc does), not abort.
 set_tests_properties(reliability_overflow PROPERTIES
   ENVIRONMENT "ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1")
+# Four threads executing one plan (a conv graph), every strategy.
+lg_add_test(reliability_plan_concurrency SOURCES reliability/test_plan_concurrency.c)

@@ -73,7 +73,16 @@ static inline void crs_fail(const char *file, int line, const char *expr, const 
 #define cr_assert_not_null(p, ...)   cr_assert((p) != NULL, __VA_ARGS__)
 #define cr_assert_str_eq(a, b, ...)  cr_assert(strcmp((a), (b)) == 0, __VA_ARGS__)
 #define cr_assert_str_neq(a, b, ...) cr_assert(strcmp((a), (b)) != 0, __VA_ARGS__)
-#define cr_log_info(...)             (fprintf(stderr, __VA_ARGS__), fputc('\n', stderr))
+/* cr_expect: Criterion goes on after a failed expectation; the stand-in
+ * stops the test there (stricter, same verdict). */
+#define cr_expect(cond, ...)     cr_assert(cond, __VA_ARGS__)
+#define cr_expect_eq(a, b, ...)  cr_assert_eq(a, b, __VA_ARGS__)
+#define cr_expect_neq(a, b, ...) cr_assert_neq(a, b, __VA_ARGS__)
+#define cr_expect_lt(a, b, ...)  cr_assert_lt(a, b, __VA_ARGS__)
+#define cr_expect_leq(a, b, ...) cr_assert_leq(a, b, __VA_ARGS__)
+#define cr_expect_gt(a, b, ...)  cr_assert_gt(a, b, __VA_ARGS__)
+#define cr_expect_geq(a, b, ...) cr_assert_geq(a, b, __VA_ARGS__)
+#define cr_log_info(...)         (fprintf(stderr, __VA_ARGS__), fputc('\n', stderr))
 
 /* Run every test matching --filter, each in a child process; the exit
  * status is the number of tests that failed. */
