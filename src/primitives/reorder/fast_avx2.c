@@ -22,9 +22,6 @@ static inline __m256i lanes(int n) {
 static inline vec v_keep_n(vec v, int n) {
     return _mm256_and_ps(v, _mm256_castsi256_ps(lanes(n)));
 }
-static inline __m256i v_i32(int32_t x) {
-    return _mm256_set1_epi32(x);
-}
 
 /* n elements of sz bytes into the low bytes of an xmm, the rest zero. */
 static inline __m128i ld_part(const char *p, int n, int sz) {

@@ -18,9 +18,6 @@ static inline __mmask16 lanes(int n) {
 static inline vec v_keep_n(vec v, int n) {
     return _mm512_maskz_mov_ps(lanes(n), v);
 }
-static inline __m512i v_i32(int32_t x) {
-    return _mm512_set1_epi32(x);
-}
 
 static inline vec v_ld(int lk, const char *p, int n) {
     __mmask16 m = lanes(n);
