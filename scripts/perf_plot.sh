@@ -33,7 +33,7 @@ height=$((120 + 22 * rows))
 gnuplot <<GP
 set terminal pngcairo size 1100,${height} font "sans,10" noenhanced
 set output "docs/img/perf_vs_onednn.png"
-set title "oneDNN time / lgraph time (median of alternated pairs, bars min-max; clipped at 3). Right of the red line: lgraph faster."
+set title "oneDNN time / lgraph time: median of alternated pairs, bars min-max, clipped at 3.\nRight of the red line: lgraph is faster."
 set xrange [0:3]
 set yrange [-1:${rows}]
 set ytics () nomirror
