@@ -6,7 +6,7 @@
  * Usage: bench_binary [pairs [filter]]   (default 15 pairs per workload;
  * with a filter, only the workloads whose name contains it)
  * Prints a Markdown table. */
-#include "bench_util.h"
+#include "bench_kernel.h"
 
 #include <lgraph.h>
 #include <oneapi/dnnl/dnnl.h>
@@ -42,38 +42,6 @@ static const workload workloads[] = {
     W("add f32 nhwc, scalar src1", LG_BINARY_ADD, dnnl_binary_add, LG_F32, LG_F32, dnnl_f32,
       dnnl_f32, "nhwc", "nchw", dnnl_nhwc, dnnl_nchw, {1, 1, 1, 1}),
 };
-
-typedef struct lg_ctx {
-    lg_kernel *k;
-    lg_arg args[3];
-} lg_ctx;
-static void run_lg(void *p) {
-    lg_ctx *c = p;
-    lg_kernel_execute(c->k, 3, c->args);
-}
-
-typedef struct dnnl_ctx {
-    dnnl_primitive_t prim;
-    dnnl_stream_t stream;
-    dnnl_exec_arg_t args[3];
-} dnnl_ctx;
-static void run_dnnl(void *p) {
-    dnnl_ctx *c = p;
-    dnnl_primitive_execute(c->prim, c->stream, 3, c->args);
-    dnnl_stream_wait(c->stream);
-}
-
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        if ((x) != 0) {                                                                            \
-            fprintf(stderr, "%s failed: %s\n", #x, lg_last_error());                               \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-
-static void *alloc(size_t bytes) {
-    return aligned_alloc(64, (bytes + 63) & ~(size_t)63);
-}
 
 /* Small integers in any float type: exact in bf16 and f16 (their bits are
  * the top half of the f32's for bf16; built by hand for f16). */
@@ -118,13 +86,13 @@ int main(int argc, char **argv) {
         CHECK(lg_md_init_tag(&md, 4, dims, wl->dt, wl->tag));
         CHECK(lg_md_init_tag(&m1, 4, wl->s1, wl->dt1, wl->tag1));
         size_t sz = lg_md_size(&md), sz1 = lg_md_size(&m1);
-        void *src = alloc(sz), *src1 = alloc(sz1), *dst = alloc(sz), *ddst = alloc(sz);
+        void *src = bench_alloc(sz), *src1 = bench_alloc(sz1), *dst = bench_alloc(sz),
+             *ddst = bench_alloc(sz);
         fill(src, wl->dt, sz / lg_dtype_size(wl->dt), 251);
         fill(src1, wl->dt1, sz1 / lg_dtype_size(wl->dt1), 97);
-        memset(dst, 0, sz);
-        memset(ddst, 0, sz);
 
-        lg_ctx lc = {.args = {{LG_ARG_SRC, src}, {LG_ARG_SRC + 1, src1}, {LG_ARG_DST, dst}}};
+        lg_ctx lc = {.nargs = 3,
+                     .args = {{LG_ARG_SRC, src}, {LG_ARG_SRC + 1, src1}, {LG_ARG_DST, dst}}};
         CHECK(lg_binary_create(&lc.k, wl->alg, &md, &m1, &md));
 
         dnnl_memory_desc_t dmd, dmd1;
@@ -137,7 +105,7 @@ int main(int argc, char **argv) {
          * such a row compares with memcpy only. */
         dnnl_primitive_desc_t pd = NULL;
         dnnl_memory_t ms = NULL, ms1 = NULL, mdst = NULL;
-        dnnl_ctx dc = {.stream = stream};
+        dnnl_ctx dc = {.stream = stream, .nargs = 3};
         const char *dimpl = "none in oneDNN 2.6";
         int same = 0;
         bench_ratio vs = {0};
@@ -156,9 +124,8 @@ int main(int argc, char **argv) {
             vs = bench_alternate(run_lg, &lc, run_dnnl, &dc, pairs);
         }
         size_t mbytes = (2 * sz + sz1) / 2;
-        void *ma = alloc(mbytes), *mb = alloc(mbytes);
+        void *ma = bench_alloc(mbytes), *mb = bench_alloc(mbytes);
         memset(ma, 1, mbytes);
-        memset(mb, 0, mbytes);
         bench_memcpy_ctx mc = {mb, ma, mbytes};
         bench_ratio vm = bench_alternate(run_lg, &lc, bench_memcpy, &mc, pairs);
         free(ma);

@@ -13,7 +13,7 @@
  *        bench_conv pairs custom N,IC,OC,HW,K,STRIDE,PAD,GROUPS
  * (the second form runs one problem given on the command line; for
  * experiments). Prints a Markdown table. */
-#include "bench_util.h"
+#include "bench_kernel.h"
 
 #include <immintrin.h>
 #include <inttypes.h>
@@ -37,20 +37,6 @@ static workload workloads[] = {
     {"1x1 58->58 28x28 N=8", 8, 58, 58, 28, 1, 1, 0, 1},
     {"7x7 s2 3->64 224x224 N=1", 1, 3, 64, 224, 7, 2, 3, 1},
 };
-
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        if ((x) != 0) {                                                                            \
-            fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #x, lg_last_error());    \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-
-static void *alloc(size_t bytes) {
-    void *p = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
-    memset(p, 0, (bytes + 63) & ~(size_t)63);
-    return p;
-}
 
 /* ---- FMA peak ---------------------------------------------------------- */
 
@@ -115,32 +101,12 @@ static double fma_peak(int *lanes) {
 
 /* ---- lgraph and oneDNN sides ------------------------------------------- */
 
-typedef struct lg_ctx {
-    lg_kernel *k;
-    lg_arg args[4];
-} lg_ctx;
-static void run_lg(void *p) {
-    lg_ctx *c = p;
-    lg_kernel_execute(c->k, 4, c->args);
-}
-
-typedef struct dnnl_ctx {
-    dnnl_primitive_t prim;
-    dnnl_stream_t stream;
-    dnnl_exec_arg_t args[4];
-} dnnl_ctx;
-static void run_dnnl(void *p) {
-    dnnl_ctx *c = p;
-    dnnl_primitive_execute(c->prim, c->stream, 4, c->args);
-    dnnl_stream_wait(c->stream);
-}
-
 /* lgraph: reorder plain data (tag) into md's layout; returns the buffer. */
 static float *lg_into(const lg_md *md, int nd, const int64_t *dims, const char *tag,
                       const float *plain) {
     lg_md pm;
     CHECK(lg_md_init_tag(&pm, nd, dims, LG_F32, tag));
-    float *buf = alloc(lg_md_size(md));
+    float *buf = bench_alloc(lg_md_size(md));
     lg_kernel *r;
     CHECK(lg_reorder_create(&r, &pm, md, NULL));
     lg_arg a[2] = {{LG_ARG_SRC, (void *)plain}, {LG_ARG_DST, buf}};
@@ -228,8 +194,8 @@ int main(int argc, char **argv) {
         int64_t nsrc = sd[0] * sd[1] * sd[2] * sd[3], ndst = dd[0] * dd[1] * dd[2] * dd[3];
         int64_t nwei = wl->oc * (wl->ic / g) * wl->k * wl->k;
         double flops = 2.0 * (double)ndst * (double)(wl->ic / g) * (double)(wl->k * wl->k);
-        float *src = alloc((size_t)nsrc * 4), *wei = alloc((size_t)nwei * 4);
-        float *bias = alloc((size_t)wl->oc * 4);
+        float *src = bench_alloc((size_t)nsrc * 4), *wei = bench_alloc((size_t)nwei * 4);
+        float *bias = bench_alloc((size_t)wl->oc * 4);
         for (int64_t i = 0; i < nsrc; i++) src[i] = (float)((i * 7919) % 2001 - 1000) * 1e-3f;
         for (int64_t i = 0; i < nwei; i++) wei[i] = (float)((i * 104729) % 2001 - 1000) * 1e-3f;
         for (int64_t i = 0; i < wl->oc; i++) bias[i] = (float)(i % 17) * 0.1f;
@@ -244,7 +210,7 @@ int main(int argc, char **argv) {
         memset(&p, 0, sizeof p);
         p.groups = g;
         for (int i = 0; i < 2; i++) p.strides[i] = wl->stride, p.pad_l[i] = p.pad_r[i] = wl->pad;
-        lg_ctx lc;
+        lg_ctx lc = {.nargs = 4};
         CHECK(lg_conv_create(&lc.k, &p, &sm, &wm, &bm, &dm, NULL));
         lg_md qs, qw, qd;
         CHECK(lg_kernel_query_md(lc.k, LG_ARG_SRC, &qs));
@@ -252,7 +218,7 @@ int main(int argc, char **argv) {
         CHECK(lg_kernel_query_md(lc.k, LG_ARG_DST, &qd));
         float *lsrc = lg_into(&qs, 4, sd, "nchw", src);
         float *lwei = lg_into(&qw, wnd, wdims, g > 1 ? "goihw" : "oihw", wei);
-        float *ldst = alloc(lg_md_size(&qd));
+        float *ldst = bench_alloc(lg_md_size(&qd));
         lc.args[0] = (lg_arg){LG_ARG_SRC, lsrc};
         lc.args[1] = (lg_arg){LG_ARG_WEIGHTS, lwei};
         lc.args[2] = (lg_arg){LG_ARG_BIAS, bias};
@@ -282,12 +248,12 @@ int main(int argc, char **argv) {
         const dnnl_memory_desc_t *qsm = dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
         const dnnl_memory_desc_t *qwm = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
         const dnnl_memory_desc_t *qdm = dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
-        float *dsrc = alloc(dnnl_memory_desc_get_size(qsm));
-        float *dwei = alloc(dnnl_memory_desc_get_size(qwm));
-        float *ddst = alloc(dnnl_memory_desc_get_size(qdm));
+        float *dsrc = bench_alloc(dnnl_memory_desc_get_size(qsm));
+        float *dwei = bench_alloc(dnnl_memory_desc_get_size(qwm));
+        float *ddst = bench_alloc(dnnl_memory_desc_get_size(qdm));
         dn_reorder(eng, stream, &psm, src, qsm, dsrc);
         dn_reorder(eng, stream, &pwm, wei, qwm, dwei);
-        dnnl_ctx dc = {.stream = stream};
+        dnnl_ctx dc = {.stream = stream, .nargs = 4};
         CHECK(dnnl_primitive_create(&dc.prim, pd));
         dnnl_memory_t ms, mw, mb, md;
         CHECK(dnnl_memory_create(&ms, qsm, eng, dsrc));
@@ -304,7 +270,7 @@ int main(int argc, char **argv) {
         /* Outputs, both back in nchw. */
         run_lg(&lc);
         run_dnnl(&dc);
-        float *o1 = alloc((size_t)ndst * 4), *o2 = alloc((size_t)ndst * 4);
+        float *o1 = bench_alloc((size_t)ndst * 4), *o2 = bench_alloc((size_t)ndst * 4);
         {
             lg_md pm;
             lg_kernel *r;

@@ -6,7 +6,7 @@
  * Usage: bench_eltwise [pairs [filter]]   (default 15 pairs per workload;
  * with a filter, only the workloads whose name contains it)
  * Prints a Markdown table. */
-#include "bench_util.h"
+#include "bench_kernel.h"
 
 #include <lgraph.h>
 #include <math.h>
@@ -130,40 +130,6 @@ static const workload workloads[] = {
      1},
 };
 
-typedef struct lg_ctx {
-    lg_kernel *k;
-    int nargs;
-    lg_arg args[3];
-} lg_ctx;
-static void run_lg(void *p) {
-    lg_ctx *c = p;
-    lg_kernel_execute(c->k, c->nargs, c->args);
-}
-
-typedef struct dnnl_ctx {
-    dnnl_primitive_t prim;
-    dnnl_stream_t stream;
-    int nargs;
-    dnnl_exec_arg_t args[3];
-} dnnl_ctx;
-static void run_dnnl(void *p) {
-    dnnl_ctx *c = p;
-    dnnl_primitive_execute(c->prim, c->stream, c->nargs, c->args);
-    dnnl_stream_wait(c->stream);
-}
-
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        if ((x) != 0) {                                                                            \
-            fprintf(stderr, "%s failed: %s\n", #x, lg_last_error());                               \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-
-static void *alloc(size_t bytes) {
-    return aligned_alloc(64, (bytes + 63) & ~(size_t)63);
-}
-
 /* Largest difference between the two outputs relative to max(|oneDNN|, 1)
  * (absolute below 1: oneDNN's gelu loses relative accuracy for x < 0). */
 static double max_rel_diff(const float *a, const float *b, size_t n) {
@@ -192,7 +158,7 @@ int main(int argc, char **argv) {
         lg_md md, m1;
         CHECK(lg_md_init_tag(&md, 4, dims, wl->bf16 ? LG_BF16 : LG_F32, wl->tag));
         size_t sz = lg_md_size(&md), sz1 = 0, n = sz / (wl->bf16 ? 2 : 4);
-        float *src = alloc(sz), *dst = alloc(sz), *ddst = alloc(sz), *src1 = NULL;
+        float *src = bench_alloc(sz), *dst = bench_alloc(sz), *ddst = bench_alloc(sz), *src1 = NULL;
         for (size_t i = 0; i < n; i++) {
             float f = (float)((int)(i % 251) - 125) * 0.05f;
             if (!wl->bf16) {
@@ -203,8 +169,6 @@ int main(int argc, char **argv) {
             memcpy(&u, &f, 4);
             ((uint16_t *)src)[i] = (uint16_t)(u >> 16);
         }
-        memset(dst, 0, sz);
-        memset(ddst, 0, sz);
         lg_ctx lc = {0};
         dnnl_ctx dc = {.stream = stream};
         dnnl_memory_desc_t dmd, dmd1;
@@ -224,7 +188,7 @@ int main(int argc, char **argv) {
         } else {
             CHECK(lg_md_init_tag(&m1, 4, wl->s1, LG_F32, wl->s1[0] == 1 ? "nchw" : wl->tag));
             sz1 = lg_md_size(&m1);
-            src1 = alloc(sz1);
+            src1 = bench_alloc(sz1);
             for (size_t i = 0; i < sz1 / 4; i++) src1[i] = (float)((int)(i % 97) - 48) * 0.01f;
             CHECK(lg_binary_create(&lc.k, (lg_binary_alg)(wl->dalg == dnnl_binary_mul ? 2 : 0), &md,
                                    &m1, &md));
@@ -241,7 +205,7 @@ int main(int argc, char **argv) {
             CHECK(dnnl_memory_create(&ms1, &dmd1, eng, src1));
         }
         /* oneDNN in place too when lgraph is: its own copy of src. */
-        float *dsrc = alloc(sz);
+        float *dsrc = bench_alloc(sz);
         memcpy(dsrc, src, sz);
         CHECK(dnnl_memory_create(&ms, &dmd, eng, dsrc));
         CHECK(dnnl_memory_create(&md_, &dmd, eng, wl->inplace ? dsrc : ddst));
@@ -265,9 +229,8 @@ int main(int argc, char **argv) {
         bench_ratio vs = bench_alternate(run_lg, &lc, run_dnnl, &dc, pairs);
         size_t traffic = wl->inplace ? 2 * sz : (wl->binary ? 2 * sz + sz1 : 2 * sz);
         size_t mbytes = traffic / 2;
-        void *ma = alloc(mbytes), *mb = alloc(mbytes);
+        void *ma = bench_alloc(mbytes), *mb = bench_alloc(mbytes);
         memset(ma, 1, mbytes);
-        memset(mb, 0, mbytes);
         bench_memcpy_ctx mc = {mb, ma, mbytes};
         bench_ratio vm = bench_alternate(run_lg, &lc, bench_memcpy, &mc, pairs);
         free(ma);

@@ -6,7 +6,7 @@
  * Usage: bench_reorder [pairs [filter]]   (default 15 pairs per workload;
  * with a filter, only the workloads whose name contains it)
  * Prints a Markdown table (docs/performance.md keeps the latest). */
-#include "bench_util.h"
+#include "bench_kernel.h"
 
 #include <lgraph.h>
 #include <oneapi/dnnl/dnnl.h>
@@ -74,26 +74,6 @@ static const workload workloads[] = {
      dnnl_nchw, dnnl_nChw16c},
 };
 
-typedef struct lg_ctx {
-    lg_kernel *k;
-    lg_arg args[2];
-} lg_ctx;
-static void run_lg(void *p) {
-    lg_ctx *c = p;
-    lg_kernel_execute(c->k, 2, c->args);
-}
-
-typedef struct dnnl_ctx {
-    dnnl_primitive_t prim;
-    dnnl_stream_t stream;
-    dnnl_exec_arg_t args[2];
-} dnnl_ctx;
-static void run_dnnl(void *p) {
-    dnnl_ctx *c = p;
-    dnnl_primitive_execute(c->prim, c->stream, 2, c->args);
-    dnnl_stream_wait(c->stream);
-}
-
 typedef struct create_ctx {
     const lg_md *s, *d;
 } create_ctx;
@@ -103,14 +83,6 @@ static void run_create(void *p) {
     lg_reorder_create(&k, c->s, c->d, NULL);
     lg_kernel_destroy(k);
 }
-
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        if ((x) != 0) {                                                                            \
-            fprintf(stderr, "%s failed: %s\n", #x, lg_last_error());                               \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 int main(int argc, char **argv) {
     int pairs = argc > 1 ? atoi(argv[1]) : 15;
@@ -128,12 +100,11 @@ int main(int argc, char **argv) {
         CHECK(lg_md_init_tag(&s, wl->ndims, wl->dims, wl->sdt, wl->stag));
         CHECK(lg_md_init_tag(&d, wl->ndims, wl->dims, wl->ddt, wl->dtag));
         size_t ssz = lg_md_size(&s), dsz = lg_md_size(&d);
-        void *src = aligned_alloc(64, (ssz + 63) & ~(size_t)63);
-        void *dst = aligned_alloc(64, (dsz + 63) & ~(size_t)63);
+        void *src = bench_alloc(ssz);
+        void *dst = bench_alloc(dsz);
         for (size_t i = 0; i < ssz / 4; i++) ((float *)src)[i] = (float)(i % 251) - 125.0f;
-        memset(dst, 0, dsz);
 
-        lg_ctx lc = {.args = {{LG_ARG_SRC, src}, {LG_ARG_DST, dst}}};
+        lg_ctx lc = {.nargs = 2, .args = {{LG_ARG_SRC, src}, {LG_ARG_DST, dst}}};
         CHECK(lg_reorder_create(&lc.k, &s, &d, NULL));
 
         dnnl_memory_desc_t dsm, ddm;
@@ -141,13 +112,14 @@ int main(int argc, char **argv) {
         for (int i = 0; i < wl->ndims; i++) dd[i] = wl->dims[i];
         CHECK(dnnl_memory_desc_init_by_tag(&dsm, wl->ndims, dd, wl->dsdt, wl->dstag));
         CHECK(dnnl_memory_desc_init_by_tag(&ddm, wl->ndims, dd, wl->dddt, wl->ddtag));
-        void *ddst = aligned_alloc(64, (dsz + 63) & ~(size_t)63);
+        void *ddst = bench_alloc(dsz);
         dnnl_memory_t ms, md;
         CHECK(dnnl_memory_create(&ms, &dsm, eng, src));
         CHECK(dnnl_memory_create(&md, &ddm, eng, ddst));
         dnnl_primitive_desc_t pd;
         CHECK(dnnl_reorder_primitive_desc_create(&pd, &dsm, eng, &ddm, eng, NULL));
-        dnnl_ctx dc = {.stream = stream, .args = {{DNNL_ARG_FROM, ms}, {DNNL_ARG_TO, md}}};
+        dnnl_ctx dc = {
+            .stream = stream, .nargs = 2, .args = {{DNNL_ARG_FROM, ms}, {DNNL_ARG_TO, md}}};
         CHECK(dnnl_primitive_create(&dc.prim, pd));
         const char *dimpl = "";
         dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &dimpl);
@@ -159,10 +131,9 @@ int main(int argc, char **argv) {
         bench_ratio vs = bench_alternate(run_lg, &lc, run_dnnl, &dc, pairs);
         /* memcpy moving as many bytes as the reorder reads and writes. */
         size_t mbytes = (ssz + dsz) / 2;
-        void *ma = aligned_alloc(64, (mbytes + 63) & ~(size_t)63);
-        void *mb = aligned_alloc(64, (mbytes + 63) & ~(size_t)63);
+        void *ma = bench_alloc(mbytes);
+        void *mb = bench_alloc(mbytes);
         memset(ma, 1, mbytes);
-        memset(mb, 0, mbytes);
         bench_memcpy_ctx mc = {mb, ma, mbytes};
         bench_ratio vm = bench_alternate(run_lg, &lc, bench_memcpy, &mc, pairs);
         free(ma);

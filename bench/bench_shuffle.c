@@ -5,7 +5,7 @@
  *
  * Usage: bench_shuffle [pairs]   (default 15 pairs per workload)
  * Prints a Markdown table. */
-#include "bench_util.h"
+#include "bench_kernel.h"
 
 #include <lgraph.h>
 #include <oneapi/dnnl/dnnl.h>
@@ -28,34 +28,6 @@ static const workload workloads[] = {
     {"f32 nChw16c 8x116x28x28 g2", {8, 116, 28, 28}, 2, LG_F32, "nChw16c", dnnl_f32, dnnl_nChw16c},
 };
 
-typedef struct lg_ctx {
-    lg_kernel *k;
-    lg_arg args[2];
-} lg_ctx;
-static void run_lg(void *p) {
-    lg_ctx *c = p;
-    lg_kernel_execute(c->k, 2, c->args);
-}
-
-typedef struct dnnl_ctx {
-    dnnl_primitive_t prim;
-    dnnl_stream_t stream;
-    dnnl_exec_arg_t args[2];
-} dnnl_ctx;
-static void run_dnnl(void *p) {
-    dnnl_ctx *c = p;
-    dnnl_primitive_execute(c->prim, c->stream, 2, c->args);
-    dnnl_stream_wait(c->stream);
-}
-
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        if ((x) != 0) {                                                                            \
-            fprintf(stderr, "%s failed: %s\n", #x, lg_last_error());                               \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-
 int main(int argc, char **argv) {
     int pairs = argc > 1 ? atoi(argv[1]) : 15;
     dnnl_engine_t eng;
@@ -69,11 +41,11 @@ int main(int argc, char **argv) {
         const workload *wl = &workloads[w];
         lg_md md;
         CHECK(lg_md_init_tag(&md, 4, wl->dims, wl->dt, wl->tag));
-        size_t sz = lg_md_size(&md), asz = (sz + 63) & ~(size_t)63;
-        void *src = aligned_alloc(64, asz), *dst = aligned_alloc(64, asz);
-        void *ddst = aligned_alloc(64, asz);
-        /* Values in every element but the padding (zero, as the contract assumes). */
-        memset(src, 0, sz);
+        size_t sz = lg_md_size(&md);
+        void *src = bench_alloc(sz), *dst = bench_alloc(sz);
+        void *ddst = bench_alloc(sz);
+        /* Values in every element but the padding (zero from bench_alloc, as
+         * the contract assumes). */
         int64_t idx[4];
         for (idx[0] = 0; idx[0] < wl->dims[0]; idx[0]++)
             for (idx[1] = 0; idx[1] < wl->dims[1]; idx[1]++)
@@ -81,10 +53,8 @@ int main(int argc, char **argv) {
                     for (idx[3] = 0; idx[3] < wl->dims[3]; idx[3]++)
                         ((float *)src)[lg_md_offset(&md, idx)] =
                             (float)((idx[0] * 131 + idx[1] * 7 + idx[2] * 3 + idx[3]) % 251);
-        memset(dst, 0, sz);
-        memset(ddst, 0, sz);
 
-        lg_ctx lc = {.args = {{LG_ARG_SRC, src}, {LG_ARG_DST, dst}}};
+        lg_ctx lc = {.nargs = 2, .args = {{LG_ARG_SRC, src}, {LG_ARG_DST, dst}}};
         CHECK(lg_shuffle_create(&lc.k, LG_FORWARD, &md, 1, wl->group));
 
         dnnl_memory_desc_t dmd;
@@ -98,7 +68,8 @@ int main(int argc, char **argv) {
         dnnl_memory_t ms, mdm;
         CHECK(dnnl_memory_create(&ms, &dmd, eng, src));
         CHECK(dnnl_memory_create(&mdm, &dmd, eng, ddst));
-        dnnl_ctx dc = {.stream = stream, .args = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_DST, mdm}}};
+        dnnl_ctx dc = {
+            .stream = stream, .nargs = 2, .args = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_DST, mdm}}};
         CHECK(dnnl_primitive_create(&dc.prim, pd));
         const char *dimpl = "";
         dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &dimpl);
@@ -109,9 +80,8 @@ int main(int argc, char **argv) {
 
         bench_ratio vs = bench_alternate(run_lg, &lc, run_dnnl, &dc, pairs);
         /* memcpy of one tensor: as many bytes read and written as the shuffle. */
-        void *ma = aligned_alloc(64, asz), *mb = aligned_alloc(64, asz);
+        void *ma = bench_alloc(sz), *mb = bench_alloc(sz);
         memset(ma, 1, sz);
-        memset(mb, 0, sz);
         bench_memcpy_ctx mc = {mb, ma, sz};
         bench_ratio vm = bench_alternate(run_lg, &lc, bench_memcpy, &mc, pairs);
         free(ma);
