@@ -3,6 +3,7 @@
 
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Allocations left before failures start; negative: never fail. */
 static _Atomic int64_t fail_budget = -1;
@@ -41,4 +42,16 @@ void *lg__aligned_alloc(size_t align, size_t size) {
 
 void lg__free(void *p) {
     free(p);
+}
+
+bool lg__grow(void **arr, int n, int *cap, size_t size) {
+    if (n < *cap) return true;
+    int nc = *cap ? *cap * 2 : 8;
+    void *p = lg__malloc((size_t)nc * size);
+    if (!p) return false;
+    if (n) memcpy(p, *arr, (size_t)n * size);
+    lg__free(*arr);
+    *arr = p;
+    *cap = nc;
+    return true;
 }

@@ -37,6 +37,10 @@ LG_INTERNAL void *lg__malloc(size_t size);
 LG_INTERNAL void *lg__calloc(size_t n, size_t size);
 LG_INTERNAL void *lg__aligned_alloc(size_t align, size_t size);
 LG_INTERNAL void lg__free(void *p);
+/* Make room in *arr, an array of *cap elements of `size` bytes holding n, for
+ * one more: doubles the capacity (from 8) when full, keeping the n elements.
+ * False when out of memory (the array is then unchanged). */
+LG_INTERNAL bool lg__grow(void **arr, int n, int *cap, size_t size);
 /* Test hook: allocations after the next n succeed fail; n < 0 turns it off.
  * Returns how many allocations were made since the previous call. */
 LG_INTERNAL int64_t lg__alloc_fail_after(int64_t n);

@@ -25,19 +25,6 @@ void lg_graph_destroy(lg_graph *g) {
     lg__free(g);
 }
 
-/* Make room for one more element of an array of `size`-byte elements. */
-static bool grow(void **arr, int n, int *cap, size_t size) {
-    if (n < *cap) return true;
-    int nc = *cap ? *cap * 2 : 8;
-    void *p = lg__malloc((size_t)nc * size);
-    if (!p) return false;
-    if (n) memcpy(p, *arr, (size_t)n * size);
-    lg__free(*arr);
-    *arr = p;
-    *cap = nc;
-    return true;
-}
-
 static char *dup_str(const char *s) {
     size_t n = strlen(s) + 1;
     char *d = lg__malloc(n);
@@ -64,7 +51,7 @@ static lg_status check_name(const lg_graph *g, const char *name, const char *whe
 /* Append a value whose fields are in *v; *out gets its id. Takes ownership
  * of v->name and v->data only on success. */
 static lg_status push_value(lg_graph *g, const lg__value *v, lg_value *out, const char *where) {
-    if (!grow((void **)&g->vals, g->nvals, &g->capv, sizeof *g->vals))
+    if (!lg__grow((void **)&g->vals, g->nvals, &g->capv, sizeof *g->vals))
         return lg__error(LG_OUT_OF_MEMORY, where, "cannot grow the value array");
     g->vals[g->nvals] = *v;
     g->vals[g->nvals].place.base = -1;
@@ -143,7 +130,7 @@ lg_status lg_graph_add_output(lg_graph *g, lg_value v, const char *name, const c
     lg_md canon;
     lg__md_canon(&o.md, &canon);
     o.md = canon;
-    if (!grow((void **)&g->outs, g->nouts, &g->capo, sizeof *g->outs))
+    if (!lg__grow((void **)&g->outs, g->nouts, &g->capo, sizeof *g->outs))
         return LG_ERROR(LG_OUT_OF_MEMORY, "cannot grow the output array");
     o.name = dup_str(name);
     if (!o.name) return LG_ERROR(LG_OUT_OF_MEMORY, "cannot copy the name '%s'", name);
@@ -164,7 +151,7 @@ lg_status lg__graph_add_node(lg_graph *g, lg__node *node, lg_value *out, const c
     const lg__node_ops *ops = lg__node_ops_of(node->kind);
     lg_md md;
     LG_CHECK(ops->infer(g->vals, node, g->nnodes, &md, where));
-    if (!grow((void **)&g->nodes, g->nnodes, &g->capn, sizeof *g->nodes))
+    if (!lg__grow((void **)&g->nodes, g->nnodes, &g->capn, sizeof *g->nodes))
         return lg__error(LG_OUT_OF_MEMORY, where, "cannot grow the node array");
     lg__value v = {.kind = LG_VAL_NODE, .producer = g->nnodes, .input = -1};
     lg__md_canon(&md, &v.md);

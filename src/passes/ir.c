@@ -51,21 +51,8 @@ void lg__ir_free(lg__graph *ir) {
     memset(ir, 0, sizeof *ir);
 }
 
-/* Make room for one more element of an array of `size`-byte elements. */
-static bool grow(void **arr, int n, int *cap, size_t size) {
-    if (n < *cap) return true;
-    int nc = *cap ? *cap * 2 : 8;
-    void *p = lg__malloc((size_t)nc * size);
-    if (!p) return false;
-    if (n) memcpy(p, *arr, (size_t)n * size);
-    lg__free(*arr);
-    *arr = p;
-    *cap = nc;
-    return true;
-}
-
 int lg__ir_add_value(lg__graph *ir, const lg__value *v) {
-    if (!grow((void **)&ir->vals, ir->nvals, &ir->capv, sizeof *ir->vals)) {
+    if (!lg__grow((void **)&ir->vals, ir->nvals, &ir->capv, sizeof *ir->vals)) {
         LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "cannot grow the value array");
         return -1;
     }
@@ -75,7 +62,7 @@ int lg__ir_add_value(lg__graph *ir, const lg__value *v) {
 }
 
 int lg__ir_add_node(lg__graph *ir, const lg__node *node) {
-    if (!grow((void **)&ir->nodes, ir->nnodes, &ir->capn, sizeof *ir->nodes)) {
+    if (!lg__grow((void **)&ir->nodes, ir->nnodes, &ir->capn, sizeof *ir->nodes)) {
         LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "cannot grow the node array");
         return -1;
     }
@@ -84,7 +71,7 @@ int lg__ir_add_node(lg__graph *ir, const lg__node *node) {
 }
 
 bool lg__ir_own(lg__graph *ir, void *p) {
-    if (!grow((void **)&ir->owned, ir->nowned, &ir->capowned, sizeof *ir->owned)) {
+    if (!lg__grow((void **)&ir->owned, ir->nowned, &ir->capowned, sizeof *ir->owned)) {
         lg__free(p);
         return false;
     }
@@ -99,7 +86,7 @@ int lg__ir_sched_pos(const lg__graph *ir, int n) {
 }
 
 lg_status lg__ir_sched_insert(lg__graph *ir, int pos, int n) {
-    if (!grow((void **)&ir->sched, ir->nsched, &ir->capsched, sizeof *ir->sched))
+    if (!lg__grow((void **)&ir->sched, ir->nsched, &ir->capsched, sizeof *ir->sched))
         return LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "cannot grow the schedule");
     memmove(ir->sched + pos + 1, ir->sched + pos, (size_t)(ir->nsched - pos) * sizeof *ir->sched);
     ir->sched[pos] = n;
