@@ -37,6 +37,42 @@ static int epi_kind(const lg__conv_pd *pd, float *scale) {
     return LG_CONV_EPI_GEN;
 }
 
+/* Whether the bias (if any) is a dense f32 vector the kernels can index. */
+static bool bias_dense(const lg__conv_pd *pd) {
+    return !pd->has_bias || (!pd->bias.offset0 && !pd->bias.blocking.inner_nblks &&
+                             pd->bias.blocking.strides[0] == 1);
+}
+
+/* What the dense and the depthwise plans share: the shape, the post-op
+ * epilogue, and the src/dst strides of n, c and the (up to 3) spatial dims
+ * (missing ones 0), with the src's tap steps. */
+static void init_common(lg__conv_direct *d, const lg__conv_kernel *c, int vl) {
+    const lg__conv_pd *pd = &c->pd;
+    const lg__conv_shape *s = &c->s;
+    const lg_md *sm = &pd->src, *dm = &pd->dst;
+    d->s = *s;
+    d->vl = vl;
+    d->pd = pd;
+    d->has_bias = pd->has_bias;
+    d->epi = epi_kind(pd, &d->sum_scale);
+    for (int i = 0; i < pd->npost; i++) {
+        if (pd->post[i].kind != LG_POST_ELTWISE) continue;
+        d->epd[i].alg = pd->post[i].alg;
+        d->epd[i].alpha = pd->post[i].alpha;
+        d->epd[i].beta = pd->post[i].beta;
+    }
+    int64_t st3[3];
+    d->s_n = sm->blocking.strides[0];
+    d->s_c = sm->blocking.strides[1];
+    spatial_strides(sm, pd->nsp, 2, st3);
+    d->s_d = st3[0], d->s_h = st3[1], d->s_w = st3[2];
+    d->s_kd = s->dd * d->s_d, d->s_kh = s->dh * d->s_h, d->s_kw = s->dw * d->s_w;
+    d->d_n = dm->blocking.strides[0];
+    d->d_c = dm->blocking.strides[1];
+    spatial_strides(dm, pd->nsp, 2, st3);
+    d->d_d = st3[0], d->d_h = st3[1], d->d_w = st3[2];
+}
+
 /* Blocks per chunk: the least load traffic per FMA, 3 / ur + 1 / nb (ur
  * the pixels per tile once the row is split evenly): a tile streams its
  * weights (one vector per ur FMAs) from L2, its source broadcasts (one per
@@ -101,43 +137,20 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
         i_blk = true;
     else
         return false;
-    if (pd->has_bias &&
-        (pd->bias.offset0 || pd->bias.blocking.inner_nblks || pd->bias.blocking.strides[0] != 1))
-        return false;
+    if (!bias_dense(pd)) return false;
 
     lg__conv_direct *d = lg__calloc(1, sizeof *d);
     if (!d) {
         *oom = true;
         return false;
     }
-    d->s = *s;
-    d->vl = vl;
-    d->pd = pd;
-    d->has_bias = pd->has_bias;
-    d->epi = epi_kind(pd, &d->sum_scale);
-    for (int i = 0; i < pd->npost; i++) {
-        if (pd->post[i].kind != LG_POST_ELTWISE) continue;
-        d->epd[i].alg = pd->post[i].alg;
-        d->epd[i].alpha = pd->post[i].alpha;
-        d->epd[i].beta = pd->post[i].beta;
-    }
+    init_common(d, c, vl);
     int nsp = pd->nsp;
     int64_t st3[3];
-    /* src */
-    d->s_n = sm->blocking.strides[0];
-    d->s_c = sm->blocking.strides[1];
-    spatial_strides(sm, nsp, 2, st3);
-    d->s_d = st3[0], d->s_h = st3[1], d->s_w = st3[2];
     d->s_ic = src_blk ? 1 : d->s_c;
-    d->s_kd = s->dd * d->s_d, d->s_kh = s->dh * d->s_h, d->s_kw = s->dw * d->s_w;
     /* Segments of a blocked src hold channels of one block (unit step). */
     d->src_kind = src_blk && d->s_w == vl && s->sw == 1 ? LG_CONV_SRC_BLK : LG_CONV_SRC_GEN;
-    /* dst */
     d->dst_cl = !dst_blk;
-    d->d_n = dm->blocking.strides[0];
-    d->d_c = dm->blocking.strides[1];
-    spatial_strides(dm, nsp, 2, st3);
-    d->d_d = st3[0], d->d_h = st3[1], d->d_w = st3[2];
     /* weights */
     const int64_t *ws = wm->blocking.strides;
     d->w_g = wg ? ws[0] : 0;
@@ -253,9 +266,7 @@ bool lg__conv_dw_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **out, b
     if (wm->blocking.inner_nblks != 1 || wm->blocking.inner_idxs[0] != 0 ||
         wm->blocking.inner_blks[0] != vl)
         return false;
-    if (pd->has_bias &&
-        (pd->bias.offset0 || pd->bias.blocking.inner_nblks || pd->bias.blocking.strides[0] != 1))
-        return false;
+    if (!bias_dense(pd)) return false;
     lg__conv_direct *d = lg__calloc(1, sizeof *d);
     int64_t nob = (s->g + vl - 1) / vl;
     if (d) d->chunks = lg__calloc((size_t)(nob > 0 ? nob : 1), sizeof *d->chunks);
@@ -264,29 +275,10 @@ bool lg__conv_dw_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **out, b
         *oom = true;
         return false;
     }
-    d->s = *s;
-    d->vl = vl;
-    d->pd = pd;
+    init_common(d, c, vl);
     d->dw = 1;
-    d->has_bias = pd->has_bias;
-    d->epi = epi_kind(pd, &d->sum_scale);
-    for (int i = 0; i < pd->npost; i++) {
-        if (pd->post[i].kind != LG_POST_ELTWISE) continue;
-        d->epd[i].alg = pd->post[i].alg;
-        d->epd[i].alpha = pd->post[i].alpha;
-        d->epd[i].beta = pd->post[i].beta;
-    }
     int nsp = pd->nsp;
     int64_t st3[3];
-    d->s_n = sm->blocking.strides[0];
-    d->s_c = sm->blocking.strides[1];
-    spatial_strides(sm, nsp, 2, st3);
-    d->s_d = st3[0], d->s_h = st3[1], d->s_w = st3[2];
-    d->s_kd = s->dd * d->s_d, d->s_kh = s->dh * d->s_h, d->s_kw = s->dw * d->s_w;
-    d->d_n = dm->blocking.strides[0];
-    d->d_c = dm->blocking.strides[1];
-    spatial_strides(dm, nsp, 2, st3);
-    d->d_d = st3[0], d->d_h = st3[1], d->d_w = st3[2];
     spatial_strides(wm, nsp, 3, st3);
     d->w_kd = st3[0], d->w_kh = st3[1], d->w_kw = st3[2];
     d->dw_k3 = s->kw == 3 && s->dw == 1 && s->sw == 1;
