@@ -14,9 +14,14 @@ const char *lg__kind_name(lg__kind kind) {
     return (unsigned)kind < LG_KIND_COUNT ? names[kind] : "unknown";
 }
 
-lg_kernel *lg__kernel_new(lg__kind kind, const lg__kernel_ops *ops) {
+lg_kernel *lg__kernel_new(lg__kind kind, const lg__kernel_ops *ops, size_t data_size) {
     lg_kernel *k = lg__calloc(1, sizeof *k);
-    if (!k) return NULL;
+    void *data = k ? lg__calloc(1, data_size) : NULL;
+    if (!data) {
+        lg__free(k);
+        return NULL;
+    }
+    k->data = data;
     k->ops = ops;
     k->kind = kind;
     k->inplace_src = k->inplace_dst = -1;

@@ -47,8 +47,10 @@ struct lg_kernel {
     void *data;     /* the kind's private data */
 };
 
-/* A new kernel with one reference, or NULL when out of memory. */
-LG_INTERNAL lg_kernel *lg__kernel_new(lg__kind kind, const lg__kernel_ops *ops);
+/* A new kernel with one reference and `data_size` zeroed bytes of private
+ * data at k->data (which ops->destroy frees with lg__free), or NULL when out
+ * of memory (nothing is left allocated; the caller reports the error). */
+LG_INTERNAL lg_kernel *lg__kernel_new(lg__kind kind, const lg__kernel_ops *ops, size_t data_size);
 
 /* Add an argument slot (a tensor if md is non-NULL, else a buffer of
  * `bytes`). Returns its index. */

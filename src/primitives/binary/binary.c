@@ -401,13 +401,9 @@ static lg_status plan(binary_data *b, lg__isa isa, const char **path) {
 
 static lg_status build_binary(const void *problem, lg_kernel **out) {
     const lg__binary_pd *pd = problem;
-    lg_kernel *k = lg__kernel_new(LG_KIND_BINARY, &binary_ops);
-    binary_data *b = k ? lg__calloc(1, sizeof *b) : NULL;
-    if (!b) {
-        lg__free(k);
-        return LG_ERROR(LG_OUT_OF_MEMORY, "cannot allocate a binary kernel");
-    }
-    k->data = b;
+    lg_kernel *k = lg__kernel_new(LG_KIND_BINARY, &binary_ops, sizeof(binary_data));
+    if (!k) return LG_ERROR(LG_OUT_OF_MEMORY, "cannot allocate a binary kernel");
+    binary_data *b = k->data;
     b->pd = *pd;
     lg__isa isa = lg__cpu_isa();
     b->vector = isa != LG_ISA_SCALAR;

@@ -106,13 +106,9 @@ static void describe(const lg__conv_pd *pd, char *buf, size_t len) {
 
 static lg_status build_conv(const void *problem, lg_kernel **out) {
     const lg__conv_pd *pd = problem;
-    lg_kernel *k = lg__kernel_new(LG_KIND_CONV, &conv_ops);
-    lg__conv_kernel *c = k ? lg__calloc(1, sizeof *c) : NULL;
-    if (!c) {
-        lg__free(k);
-        return CONV_ERR(LG_OUT_OF_MEMORY, "cannot allocate a conv kernel");
-    }
-    k->data = c;
+    lg_kernel *k = lg__kernel_new(LG_KIND_CONV, &conv_ops, sizeof(lg__conv_kernel));
+    if (!k) return CONV_ERR(LG_OUT_OF_MEMORY, "cannot allocate a conv kernel");
+    lg__conv_kernel *c = k->data;
     c->pd = *pd;
     lg__conv_shape_of(pd, &c->s);
     if (lg__conv_tabs_init(pd, &c->tabs) != LG_OK || lg__conv_plan(c) != LG_OK) {

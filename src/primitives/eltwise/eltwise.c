@@ -247,13 +247,9 @@ static lg_status plan(eltwise_data *e, const char **path) {
 
 static lg_status build_eltwise(const void *problem, lg_kernel **out) {
     const lg__eltwise_pd *pd = problem;
-    lg_kernel *k = lg__kernel_new(LG_KIND_ELTWISE, &eltwise_ops);
-    eltwise_data *e = k ? lg__calloc(1, sizeof *e) : NULL;
-    if (!e) {
-        lg__free(k);
-        return LG_ERROR(LG_OUT_OF_MEMORY, "cannot allocate an eltwise kernel");
-    }
-    k->data = e;
+    lg_kernel *k = lg__kernel_new(LG_KIND_ELTWISE, &eltwise_ops, sizeof(eltwise_data));
+    if (!k) return LG_ERROR(LG_OUT_OF_MEMORY, "cannot allocate an eltwise kernel");
+    eltwise_data *e = k->data;
     e->pd = *pd;
     e->cost = alg_cost(pd->alg);
     lg__isa isa = lg__cpu_isa();

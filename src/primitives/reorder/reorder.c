@@ -52,13 +52,9 @@ static size_t mask_count(const lg_md *md, int32_t mask) {
 
 static lg_status build_reorder(const void *problem, lg_kernel **out) {
     const lg__reorder_pd *pd = problem;
-    lg_kernel *k = lg__kernel_new(LG_KIND_REORDER, &reorder_ops);
-    reorder_data *r = k ? lg__calloc(1, sizeof *r) : NULL;
-    if (!r) {
-        lg__free(k);
-        return LG_ERROR(LG_OUT_OF_MEMORY, "cannot allocate a reorder kernel");
-    }
-    k->data = r;
+    lg_kernel *k = lg__kernel_new(LG_KIND_REORDER, &reorder_ops, sizeof(reorder_data));
+    if (!k) return LG_ERROR(LG_OUT_OF_MEMORY, "cannot allocate a reorder kernel");
+    reorder_data *r = k->data;
     r->pd = *pd;
     const char *impl = NULL;
     lg_status s = lg__reorder_fast_init(pd, lg__cpu_isa(), &r->plan, &impl);

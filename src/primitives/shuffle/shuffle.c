@@ -35,13 +35,9 @@ static const lg__kernel_ops shuffle_ops = {shuffle_execute, shuffle_destroy};
 
 static lg_status build_shuffle(const void *problem, lg_kernel **out) {
     const lg__shuffle_pd *pd = problem;
-    lg_kernel *k = lg__kernel_new(LG_KIND_SHUFFLE, &shuffle_ops);
-    shuffle_data *s = k ? lg__calloc(1, sizeof *s) : NULL;
-    if (!s) {
-        lg__free(k);
-        return LG_ERROR(LG_OUT_OF_MEMORY, "cannot allocate a shuffle kernel");
-    }
-    k->data = s;
+    lg_kernel *k = lg__kernel_new(LG_KIND_SHUFFLE, &shuffle_ops, sizeof(shuffle_data));
+    if (!k) return LG_ERROR(LG_OUT_OF_MEMORY, "cannot allocate a shuffle kernel");
+    shuffle_data *s = k->data;
     s->pd = *pd;
     lg_status st = lg__shuffle_plan(pd, lg__cpu_isa(), &s->plan);
     if (st == LG_OUT_OF_MEMORY) {

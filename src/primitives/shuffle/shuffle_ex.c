@@ -35,13 +35,9 @@ static const lg__kernel_ops shuffle_ex_ops = {shuffle_ex_execute, shuffle_ex_des
 
 static lg_status build_shuffle_ex(const void *problem, lg_kernel **out) {
     const lg__shuffle_ex_pd *pd = problem;
-    lg_kernel *k = lg__kernel_new(LG_KIND_SHUFFLE, &shuffle_ex_ops);
-    shuffle_ex_data *s = k ? lg__calloc(1, sizeof *s) : NULL;
-    if (!s) {
-        lg__free(k);
-        return LG_ERROR(LG_OUT_OF_MEMORY, "cannot allocate a shuffle kernel");
-    }
-    k->data = s;
+    lg_kernel *k = lg__kernel_new(LG_KIND_SHUFFLE, &shuffle_ex_ops, sizeof(shuffle_ex_data));
+    if (!k) return LG_ERROR(LG_OUT_OF_MEMORY, "cannot allocate a shuffle kernel");
+    shuffle_ex_data *s = k->data;
     s->pd = *pd;
     if (lg__shuffle_ex_plan(pd, &s->plan) != LG_OK) {
         lg_kernel_destroy(k);
