@@ -212,6 +212,9 @@ Test(binary, typed_larger_and_wide_channels) {
                           {"nhwc", "nchw", "nhwc", PC, "bcast_last"}};
     run_cases(some, 3, dims, gaps_big, LG_BF16, LG_F32, LG_F16, 21);
     run_cases(some, 3, dims, gaps_big, LG_F16, LG_BF16, LG_BF16, 22);
+    /* one 16-bit type throughout: bcast_last's tile is f32, its own kernel */
+    run_cases(some, 3, dims, gaps_big, LG_BF16, LG_BF16, LG_BF16, 24);
+    run_cases(some, 3, dims, gaps_big, LG_F16, LG_F16, LG_F16, 25);
     lg_rng r = {23};
     int64_t wide[4] = {2, 2100, 3, 1}, pc[4] = {1, 2100, 1, 1};
     lg_md a = make(4, wide, LG_BF16, "nhwc", NULL), d = make(4, wide, LG_F32, "nhwc", NULL);

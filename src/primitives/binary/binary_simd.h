@@ -117,14 +117,20 @@ static inline __attribute__((always_inline)) void vv_dt(int alg, lg_dtype ta, co
     BY_ALG(VV_LOOP_DT)
 }
 
-/* One instance per 16-bit type when all three operands have it (the
- * conversions fixed at compile time), one for any mix. */
+/* One instance per 16-bit type when all three operands have it, and when
+ * src1 is f32 (bcast_last's tile of widened repeats) with src0 and dst of
+ * one 16-bit type (the conversions fixed at compile time); one for any
+ * mix. */
 void LG_BIN_VV_DT(int alg, lg_dtype ta, const void *a, lg_dtype tb, const void *b, lg_dtype td,
                   void *d, int64_t n) {
     if (ta == LG_BF16 && tb == LG_BF16 && td == LG_BF16)
         vv_dt(alg, LG_BF16, a, LG_BF16, b, LG_BF16, d, n);
     else if (ta == LG_F16 && tb == LG_F16 && td == LG_F16)
         vv_dt(alg, LG_F16, a, LG_F16, b, LG_F16, d, n);
+    else if (ta == LG_BF16 && tb == LG_F32 && td == LG_BF16)
+        vv_dt(alg, LG_BF16, a, LG_F32, b, LG_BF16, d, n);
+    else if (ta == LG_F16 && tb == LG_F32 && td == LG_F16)
+        vv_dt(alg, LG_F16, a, LG_F32, b, LG_F16, d, n);
     else
         vv_dt(alg, ta, a, tb, b, td, d, n);
 }
