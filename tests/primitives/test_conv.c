@@ -249,6 +249,10 @@ Test(conv, long_reductions) {
     p = p2d(1, 1, 520, 72, 5, 1, 1, 0);
     p.bias = false;
     run_everywhere(&p, "1x1 520->72 no bias", 43);
+    p = p2d(1, 1, 408, 72, 7, 1, 1, 0); /* several chunks on AVX-512 too */
+    p.npost = 1;
+    p.post[0] = (cpost){LG_POST_ELTWISE, LG_ELTWISE_RELU, 0, 0};
+    run_everywhere(&p, "1x1 408->72 + relu", 44);
 }
 
 Test(conv, odd_shapes) {
