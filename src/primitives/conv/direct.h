@@ -114,6 +114,12 @@ typedef struct lg__conv_direct {
     /* Work: items are (n, g, chunk, od, oh) rows, or for flat (n, g, chunk,
      * pixel block of pix_blk pixels). */
     int64_t nitems, npix_blk, pix_blk;
+    /* Plain stride-2 source with one segment per group and weights
+     * contiguous over (kh, kw, channel): the source offset of each tap
+     * (kh, kw, channel) in that order, or NULL. Interior tiles walk a row's
+     * taps as one loop; border pixels take the four partial sums in turn
+     * over taps (not channels: a first layer has only 3). */
+    int64_t *tap_off;
     const lg__conv_pd *pd;
     lg__eltwise_pd epd[LG_MAX_POST_OPS]; /* the eltwise post-ops as kernels' problems */
 } lg__conv_direct;

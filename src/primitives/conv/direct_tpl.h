@@ -177,6 +177,27 @@ AI void init_acc(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX_
         }                                                                                          \
     } while (0)
 
+/* The reduction of a tile over the tap table (plain stride-2 source, one
+ * segment, weights contiguous over (kh, kw, channel)): one loop over each
+ * kd's taps. */
+AI void tile_taps(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX_NB][URMAX]) {
+    const lg__conv_direct *d = t->d;
+    const int64_t sp = 2, sic = 0;
+    const lg__conv_seg *sg = t->seg;
+    const int64_t per_kh = d->s.kw * sg->len, q0 = t->kh0 * per_kh, q1 = t->kh1 * per_kh;
+    for (int64_t kd = t->kd0; kd < t->kd1; kd++) {
+        const float *sb = t->src + sg->soff + kd * d->s_kd, *wb[LG_CONV_MAX_NB];
+#pragma GCC unroll 4
+        for (int j = 0; j < NB; j++) wb[j] = t->wei + t->ch->ocb[j].woff + sg->woff + kd * d->w_kd;
+        for (int64_t q = q0; q < q1; q++) {
+            const float *s = sb + d->tap_off[q], *wp[LG_CONV_MAX_NB];
+#pragma GCC unroll 4
+            for (int j = 0; j < NB; j++) wp[j] = wb[j] + q * VL;
+            TILE_STEP(0);
+        }
+    }
+}
+
 /* A tile of NB blocks x UR pixels, every tap inside the input along W. */
 AI void tile_body(const tile *t, const int NB, const int UR, const int KIND) {
     const lg__conv_direct *d = t->d;
@@ -194,7 +215,9 @@ AI void tile_body(const tile *t, const int NB, const int UR, const int KIND) {
             for (int p = 0; p < UR; p++)
                 acc[j][p] = VLOAD(t->dst + t->ch->ocb[j].c0 / VL * d->d_c + p * d->d_w);
     }
-    for (int64_t g = 0; g < t->nseg; g++) {
+    const bool tapped = KIND == LG_CONV_SRC_PLAIN2 && d->tap_off;
+    if (tapped) tile_taps(t, NB, UR, acc);
+    for (int64_t g = 0; g < (tapped ? 0 : t->nseg); g++) {
         const lg__conv_seg *sg = &t->seg[g];
         int64_t len = sg->len;
         for (int64_t kd = t->kd0; kd < t->kd1; kd++)
@@ -237,6 +260,36 @@ AI void tile_body(const tile *t, const int NB, const int UR, const int KIND) {
             VFMA(b_, VLOAD(wp[j] + (i)*VL), part[j][q]);                                           \
     } while (0)
 
+/* The same over the tap table: the partial sums taken in turn over the
+ * taps of each kernel row (a first layer has too few channels). */
+AI void border_taps(const tile *t, const int NB, vec part[LG_CONV_MAX_NB][4]) {
+    const lg__conv_direct *d = t->d;
+    const lg__conv_seg *sg = t->seg;
+    const int64_t len = sg->len, per_kh = d->s.kw * len;
+    for (int64_t kd = t->kd0; kd < t->kd1; kd++) {
+        const float *sb = t->src + sg->soff + kd * d->s_kd, *wb[LG_CONV_MAX_NB];
+#pragma GCC unroll 4
+        for (int j = 0; j < NB; j++) wb[j] = t->wei + t->ch->ocb[j].woff + sg->woff + kd * d->w_kd;
+        for (int64_t kh = t->kh0; kh < t->kh1; kh++) {
+            int64_t q = kh * per_kh + t->kw0 * len, q1 = kh * per_kh + t->kw1 * len;
+            for (; q + 4 <= q1; q += 4)
+#pragma GCC unroll 4
+                for (int k = 0; k < 4; k++) {
+                    vec b_ = VBCAST(sb + d->tap_off[q + k]);
+#pragma GCC unroll 4
+                    for (int j = 0; j < NB; j++)
+                        part[j][k] = VFMA(b_, VLOAD(wb[j] + (q + k) * VL), part[j][k]);
+                }
+            for (; q < q1; q++) {
+                vec b_ = VBCAST(sb + d->tap_off[q]);
+#pragma GCC unroll 4
+                for (int j = 0; j < NB; j++)
+                    part[j][0] = VFMA(b_, VLOAD(wb[j] + q * VL), part[j][0]);
+            }
+        }
+    }
+}
+
 AI void border_body(const tile *t, const int NB, const int KIND) {
     const lg__conv_direct *d = t->d;
     const int64_t sic = KIND == LG_CONV_SRC_BLK ? 1 : d->s_ic;
@@ -244,7 +297,9 @@ AI void border_body(const tile *t, const int NB, const int KIND) {
     init_acc(t, NB, 1, acc);
 #pragma GCC unroll 4
     for (int j = 0; j < NB; j++) part[j][0] = part[j][1] = part[j][2] = part[j][3] = VZERO();
-    for (int64_t g = 0; g < t->nseg; g++) {
+    const bool tapped = KIND == LG_CONV_SRC_PLAIN2 && d->tap_off;
+    if (tapped) border_taps(t, NB, part);
+    for (int64_t g = 0; g < (tapped ? 0 : t->nseg); g++) {
         const lg__conv_seg *sg = &t->seg[g];
         int64_t len = sg->len;
         for (int64_t kd = t->kd0; kd < t->kd1; kd++)
