@@ -32,6 +32,9 @@ typedef struct tile {
     int64_t kd0, kd1, kh0, kh1, kw0, kw1;
     int64_t ow0;       /* depthwise: the tile's first output pixel (src is the row at iw 0) */
     int kfirst, klast; /* the tile's segments are the first / last of the reduction */
+    int64_t pf;        /* flat: prefetch the source this many elements ahead (the next
+                          tile's pixels, which come from memory: 1x1 256->64 runs 8%
+                          faster), or 0 */
 } tile;
 
 /* Where block j of a chunk is stored: one vector at a1 (+ pixel offset)
@@ -228,6 +231,11 @@ AI void tile_body(const tile *t, const int NB, const int UR, const int KIND) {
                     const float *wp[LG_CONV_MAX_NB];
 #pragma GCC unroll 4
                     for (int j = 0; j < NB; j++) wp[j] = t->wei + t->ch->ocb[j].woff + wo;
+                    if (KIND == LG_CONV_SRC_BLK && t->pf > 0) {
+#pragma GCC unroll 32
+                        for (int p = 0; p < UR; p++)
+                            _mm_prefetch((const char *)(s + t->pf + p * sp), _MM_HINT_T0);
+                    }
                     if (KIND == LG_CONV_SRC_BLK && len == VL) {
                         for (int i = 0; i < VL; i += 4) {
                             TILE_STEP(i);
@@ -459,11 +467,13 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
                 for (int64_t p = p0; p < p1; p += umax) {
                     int u = (int)(p1 - p < umax ? p1 - p : umax);
                     t.src = src + n * d->s_n + p * d->s_w;
+                    t.pf = u * d->s_w; /* the next tile's pixels */
                     t.dst = dst + n * d->d_n + p * d->d_w;
                     fn(&t, u);
                 }
             }
             t.kfirst = t.klast = 1;
+            t.pf = 0;
             continue;
         }
         FN(taps)(od, s->sd, s->pd, s->dd, s->kd, s->id, &t.kd0, &t.kd1);
