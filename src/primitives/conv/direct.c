@@ -116,6 +116,7 @@ void lg__conv_direct_free(lg__conv_direct *d) {
     lg__free(d->seg_at);
     lg__free(d->chunks);
     lg__free(d->tap_off);
+    lg__free(d->psegs);
     lg__free(d);
 }
 
@@ -225,7 +226,28 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
                 for (int64_t i = 0; i < s->icg; i++)
                     d->tap_off[q++] = kh * d->s_kh + kw * d->s_kw + i * d->s_ic;
     }
-    int64_t width = d->flat ? npix : (hi - lo);
+    /* Padded rows (direct.h), up to 4 MB per thread; segment offsets
+     * cb * s_c + lane become cb * prow_c + lane. */
+    if (!d->flat && d->src_kind == LG_CONV_SRC_BLK && s->g == 1 && s->id == 1 && s->od == 1 &&
+        s->kd == 1 && (lo > 0 || hi < s->ow)) {
+        int64_t rw = (s->ow - 1) * s->sw + (s->kw - 1) * s->dw + 1, nr = (s->kh - 1) * s->dh + 1;
+        int64_t ncb = (s->ic + vl - 1) / vl;
+        if (2 * nr * rw * vl * ncb <= ((int64_t)1 << 20)) {
+            d->psegs = lg__malloc(sizeof *d->psegs * (size_t)(k > 0 ? k : 1));
+            if (!d->psegs) {
+                lg__conv_direct_free(d);
+                *oom = true;
+                return false;
+            }
+            d->prow_w = rw, d->prow_n = nr, d->prow_c = 2 * nr * rw * vl;
+            for (int64_t q = 0; q < k; q++) {
+                int64_t cb = d->segs[q].soff / d->s_c, l0 = d->segs[q].soff % d->s_c;
+                d->psegs[q] = d->segs[q];
+                d->psegs[q].soff = cb * d->prow_c + l0;
+            }
+        }
+    }
+    int64_t width = d->flat ? npix : d->prow_c ? s->ow : (hi - lo);
     int ur = 1;
     int max_nb = d->src_kind == LG_CONV_SRC_PLAIN2 ? 2 : LG_CONV_MAX_NB;
     int nb = choose_nb(vl, nob > 0 ? nob : 1, width > 0 ? width : 1, max_nb, d->flat, &ur);
