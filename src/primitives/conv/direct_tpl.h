@@ -465,9 +465,10 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
     }
     idx_init(&x, lo);
     /* the padded rows, or NULL (then border pixels run one at a time) */
-    float *pbuf = d->prow_c
-                      ? lg__malloc(sizeof(float) * (size_t)(d->prow_c * ((s->ic + VL - 1) / VL)))
-                      : NULL;
+    float *pbuf =
+        d->prow_c
+            ? lg__aligned_alloc(64, sizeof(float) * (size_t)(d->prow_c * ((s->ic + VL - 1) / VL)))
+            : NULL;
     int64_t pn = -1, lo_v = 0, hi_v = 0; /* pbuf holds rows [lo_v, hi_v) of image pn */
     for (int64_t it = lo; it < hi; it++, idx_next(&x)) {
         int64_t c = x.v[0], od = 0, oh = 0, pb = 0, g, n;
