@@ -117,6 +117,7 @@ void lg__conv_direct_free(lg__conv_direct *d) {
     lg__free(d->chunks);
     lg__free(d->tap_off);
     lg__free(d->psegs);
+    lg__free(d->khoff);
     lg__free(d);
 }
 
@@ -232,14 +233,14 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
         s->kd == 1 && (lo > 0 || hi < s->ow)) {
         int64_t rw = (s->ow - 1) * s->sw + (s->kw - 1) * s->dw + 1, nr = (s->kh - 1) * s->dh + 1;
         int64_t ncb = (s->ic + vl - 1) / vl;
-        if (2 * nr * rw * vl * ncb <= ((int64_t)1 << 20)) {
+        if (nr * rw * vl * ncb <= ((int64_t)1 << 20)) {
             d->psegs = lg__malloc(sizeof *d->psegs * (size_t)(k > 0 ? k : 1));
             if (!d->psegs) {
                 lg__conv_direct_free(d);
                 *oom = true;
                 return false;
             }
-            d->prow_w = rw, d->prow_n = nr, d->prow_c = 2 * nr * rw * vl;
+            d->prow_w = rw, d->prow_n = nr, d->prow_c = nr * rw * vl;
             for (int64_t q = 0; q < k; q++) {
                 int64_t cb = d->segs[q].soff / d->s_c, l0 = d->segs[q].soff % d->s_c;
                 d->psegs[q] = d->segs[q];
@@ -247,6 +248,13 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
             }
         }
     }
+    d->khoff = lg__malloc(sizeof *d->khoff * (size_t)(s->kh > 0 ? s->kh : 1));
+    if (!d->khoff) {
+        lg__conv_direct_free(d);
+        *oom = true;
+        return false;
+    }
+    for (int64_t kh = 0; kh < s->kh; kh++) d->khoff[kh] = kh * d->s_kh;
     int64_t width = d->flat ? npix : d->prow_c ? s->ow : (hi - lo);
     int ur = 1;
     int max_nb = d->src_kind == LG_CONV_SRC_PLAIN2 ? 2 : LG_CONV_MAX_NB;

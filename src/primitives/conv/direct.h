@@ -121,16 +121,18 @@ typedef struct lg__conv_direct {
      * taps as one loop; border pixels take the four partial sums in turn
      * over taps (not channels: a first layer has only 3). */
     int64_t *tap_off;
+    /* Source offset of each kernel row kh: kh * s_kh. */
+    int64_t *khoff;
     /* Padded rows: for one group, 2D, a channel-blocked source with unit
      * stride along W and pixels whose window leaves the input along W.
      * Each thread copies the source rows (prow_w pixels, the W padding as
-     * zeros) into a ring of 2 x prow_n rows per channel block (prow_c
-     * floats; row ih in slots ih mod prow_n and that + prow_n, so that the
-     * prow_n rows of any window are equally spaced), each row once, and
-     * runs every pixel of a row in full tiles over it (the border kernel
-     * streams all the weights for one pixel: 3x3 128->128 28x28 ran 10%
-     * slower than its unpadded twin); psegs: the segments' offsets in it.
-     * prow_c == 0: none; without memory for the ring, the border kernel. */
+     * zeros) into a ring of prow_n rows per channel block (prow_c floats;
+     * row ih in slot ih mod prow_n), each row once, and runs every pixel of
+     * a row in full tiles over it, the kernel rows' offsets from a table
+     * (the border kernel streams all the weights for one pixel: 3x3
+     * 128->128 28x28 ran 10% slower than its unpadded twin); psegs: the
+     * segments' offsets in it. prow_c == 0: none; without memory for the
+     * ring, the border kernel. */
     int64_t prow_w, prow_n, prow_c;
     lg__conv_seg *psegs;
     const lg__conv_pd *pd;

@@ -30,12 +30,12 @@ typedef struct tile {
     int64_t nseg;
     const lg__conv_chunk *ch;
     int64_t kd0, kd1, kh0, kh1, kw0, kw1;
-    int64_t ow0;       /* depthwise: the tile's first output pixel (src is the row at iw 0) */
-    int kfirst, klast; /* the tile's segments are the first / last of the reduction */
-    int64_t s_kh;      /* the source's step of one tap along h (d->s_kh, or the padded rows') */
-    int64_t pf;        /* flat: prefetch the source this many elements ahead (the next
-                          tile's pixels, which come from memory: 1x1 256->64 runs 8%
-                          faster), or 0 */
+    int64_t ow0;          /* depthwise: the tile's first output pixel (src is the row at iw 0) */
+    int kfirst, klast;    /* the tile's segments are the first / last of the reduction */
+    const int64_t *khoff; /* source offset of kernel row kh (d->khoff, or the padded rows') */
+    int64_t pf;           /* flat: prefetch the source this many elements ahead (the next
+                             tile's pixels, which come from memory: 1x1 256->64 runs 8%
+                             faster), or 0 */
 } tile;
 
 /* Where block j of a chunk is stored: one vector at a1 (+ pixel offset)
@@ -227,7 +227,7 @@ AI void tile_body(const tile *t, const int NB, const int UR, const int KIND) {
         for (int64_t kd = t->kd0; kd < t->kd1; kd++)
             for (int64_t kh = t->kh0; kh < t->kh1; kh++)
                 for (int64_t kw = t->kw0; kw < t->kw1; kw++) {
-                    const float *s = t->src + sg->soff + kd * d->s_kd + kh * t->s_kh + kw * d->s_kw;
+                    const float *s = t->src + sg->soff + kd * d->s_kd + t->khoff[kh] + kw * d->s_kw;
                     int64_t wo = sg->woff + kd * d->w_kd + kh * d->w_kh + kw * d->w_kw;
                     const float *wp[LG_CONV_MAX_NB];
 #pragma GCC unroll 4
@@ -314,7 +314,7 @@ AI void border_body(const tile *t, const int NB, const int KIND) {
         for (int64_t kd = t->kd0; kd < t->kd1; kd++)
             for (int64_t kh = t->kh0; kh < t->kh1; kh++)
                 for (int64_t kw = t->kw0; kw < t->kw1; kw++) {
-                    const float *s = t->src + sg->soff + kd * d->s_kd + kh * t->s_kh + kw * d->s_kw;
+                    const float *s = t->src + sg->soff + kd * d->s_kd + t->khoff[kh] + kw * d->s_kw;
                     int64_t wo = sg->woff + kd * d->w_kd + kh * d->w_kh + kw * d->w_kw;
                     const float *wp[LG_CONV_MAX_NB];
 #pragma GCC unroll 4
@@ -420,9 +420,9 @@ static inline void FN(taps)(int64_t o, int64_t s, int64_t p, int64_t dl, int64_t
 }
 
 /* Copy source rows ih0 .. ih1 - 1 of image n into the padded rows at buf
- * (direct.h): row ih of channel block cb goes to both its slots, (ih mod
- * prow_n) and that + prow_n, at buf + cb * prow_c + slot * prow_w * VL, its
- * pixel x being input pixel x - pw (zeros outside the input). */
+ * (direct.h): row ih of channel block cb goes to slot ih mod prow_n, at
+ * buf + cb * prow_c + slot * prow_w * VL, its pixel x being input pixel
+ * x - pw (zeros outside the input). */
 static void FN(fill_rows)(const lg__conv_direct *d, const float *src, int64_t n, int64_t ih0,
                           int64_t ih1, float *buf) {
     const lg__conv_shape *s = &d->s;
@@ -431,15 +431,11 @@ static void FN(fill_rows)(const lg__conv_direct *d, const float *src, int64_t n,
     for (int64_t cb = 0; cb < (s->ic + VL - 1) / VL; cb++)
         for (int64_t ih = ih0; ih < ih1; ih++) {
             const float *in = src + n * d->s_n + cb * d->s_c + ih * d->s_h;
-            float *o1 = buf + cb * d->prow_c + ih % nr * rw * VL, *o2 = o1 + nr * rw * VL;
+            float *out = buf + cb * d->prow_c + ih % nr * rw * VL;
             int64_t x = 0;
-            for (; x < x0; x++) VSTORE(o1 + x * VL, VZERO()), VSTORE(o2 + x * VL, VZERO());
-            for (; x < x1; x++) {
-                vec v = VLOAD(in + (x - s->pw) * VL);
-                VSTORE(o1 + x * VL, v);
-                VSTORE(o2 + x * VL, v);
-            }
-            for (; x < rw; x++) VSTORE(o1 + x * VL, VZERO()), VSTORE(o2 + x * VL, VZERO());
+            for (; x < x0; x++) VSTORE(out + x * VL, VZERO());
+            for (; x < x1; x++) VSTORE(out + x * VL, VLOAD(in + (x - s->pw) * VL));
+            for (; x < rw; x++) VSTORE(out + x * VL, VZERO());
         }
 }
 
@@ -452,6 +448,7 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
     t.d = d;
     t.bias = bias;
     t.kfirst = t.klast = 1;
+    t.khoff = d->khoff;
     /* Items: (n, g, od, oh, chunk) rows, or (n, g, pixel block, chunk): the
      * chunks of one row or pixel block run together, while its source is
      * in cache. */
@@ -465,10 +462,12 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
     }
     idx_init(&x, lo);
     /* the padded rows, or NULL (then border pixels run one at a time) */
+    int64_t pfl = d->prow_c * ((s->ic + VL - 1) / VL); /* floats of the ring */
     float *pbuf =
         d->prow_c
-            ? lg__aligned_alloc(64, sizeof(float) * (size_t)(d->prow_c * ((s->ic + VL - 1) / VL)))
+            ? lg__aligned_alloc(64, sizeof(float) * (size_t)pfl + sizeof(int64_t) * (size_t)s->kh)
             : NULL;
+    int64_t *pkh = pbuf ? (int64_t *)(pbuf + pfl) : NULL; /* the ring's khoff */
     int64_t pn = -1, lo_v = 0, hi_v = 0; /* pbuf holds rows [lo_v, hi_v) of image pn */
     for (int64_t it = lo; it < hi; it++, idx_next(&x)) {
         int64_t c = x.v[0], od = 0, oh = 0, pb = 0, g, n;
@@ -509,7 +508,7 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
         }
         FN(taps)(od, s->sd, s->pd, s->dd, s->kd, s->id, &t.kd0, &t.kd1);
         FN(taps)(oh, s->sh, s->ph, s->dh, s->kh, s->ih, &t.kh0, &t.kh1);
-        t.s_kh = d->s_kh;
+        t.khoff = d->khoff;
         if (pbuf) { /* every pixel in full tiles over the padded rows */
             /* the rows this output row reads; those not yet in the buffer */
             int64_t top = oh * s->sh - s->ph, nr = d->prow_n;
@@ -520,13 +519,15 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
             hi_v = need1 > hi_v ? need1 : hi_v;
             lo_v = hi_v - nr > lo_v ? hi_v - nr : lo_v;
             float *drow = dst + n * d->d_n + oh * d->d_h;
+            for (int64_t kh = t.kh0; kh < t.kh1; kh++)
+                pkh[kh] = (top + kh * s->dh) % nr * d->prow_w * VL;
             t.seg = d->psegs;
-            t.s_kh = s->dh * d->prow_w * VL;
+            t.khoff = pkh;
             t.kw0 = 0;
             t.kw1 = s->kw;
             for (int64_t ow = 0; ow < s->ow;) {
                 int u = (int)(s->ow - ow < umax ? s->ow - ow : umax);
-                t.src = pbuf + ((top % nr + nr) % nr * d->prow_w + ow * s->sw) * VL;
+                t.src = pbuf + ow * s->sw * VL;
                 t.dst = drow + ow * d->d_w;
                 fn(&t, u);
                 ow += u;
