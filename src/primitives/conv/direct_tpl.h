@@ -202,6 +202,33 @@ AI void tile_taps(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX
     }
 }
 
+/* The reduction of a flat (1x1) tile: segments only, no kernel loops;
+ * prefetches the source of the next tile (t->pf). */
+AI void tile_flat(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX_NB][URMAX]) {
+    const int64_t sp = VL, sic = 1;
+    for (int64_t g = 0; g < t->nseg; g++) {
+        const lg__conv_seg *sg = &t->seg[g];
+        const float *s = t->src + sg->soff, *wp[LG_CONV_MAX_NB];
+#pragma GCC unroll 4
+        for (int j = 0; j < NB; j++) wp[j] = t->wei + t->ch->ocb[j].woff + sg->woff;
+        if (t->pf > 0) {
+#pragma GCC unroll 32
+            for (int p = 0; p < UR; p++)
+                _mm_prefetch((const char *)(s + t->pf + p * sp), _MM_HINT_T0);
+        }
+        if (sg->len == VL) {
+            for (int i = 0; i < VL; i += 4) {
+                TILE_STEP(i);
+                TILE_STEP(i + 1);
+                TILE_STEP(i + 2);
+                TILE_STEP(i + 3);
+            }
+        } else {
+            for (int64_t i = 0; i < sg->len; i++) TILE_STEP(i);
+        }
+    }
+}
+
 /* A tile of NB blocks x UR pixels, every tap inside the input along W. */
 AI void tile_body(const tile *t, const int NB, const int UR, const int KIND) {
     const lg__conv_direct *d = t->d;
@@ -220,8 +247,10 @@ AI void tile_body(const tile *t, const int NB, const int UR, const int KIND) {
                 acc[j][p] = VLOAD(t->dst + t->ch->ocb[j].c0 / VL * d->d_c + p * d->d_w);
     }
     const bool tapped = KIND == LG_CONV_SRC_PLAIN2 && d->tap_off;
+    const bool flat = KIND == LG_CONV_SRC_BLK && d->flat;
     if (tapped) tile_taps(t, NB, UR, acc);
-    for (int64_t g = 0; g < (tapped ? 0 : t->nseg); g++) {
+    if (flat) tile_flat(t, NB, UR, acc);
+    for (int64_t g = 0; g < (tapped || flat ? 0 : t->nseg); g++) {
         const lg__conv_seg *sg = &t->seg[g];
         int64_t len = sg->len;
         for (int64_t kd = t->kd0; kd < t->kd1; kd++)
@@ -232,11 +261,6 @@ AI void tile_body(const tile *t, const int NB, const int UR, const int KIND) {
                     const float *wp[LG_CONV_MAX_NB];
 #pragma GCC unroll 4
                     for (int j = 0; j < NB; j++) wp[j] = t->wei + t->ch->ocb[j].woff + wo;
-                    if (KIND == LG_CONV_SRC_BLK && t->pf > 0) {
-#pragma GCC unroll 32
-                        for (int p = 0; p < UR; p++)
-                            _mm_prefetch((const char *)(s + t->pf + p * sp), _MM_HINT_T0);
-                    }
                     if (KIND == LG_CONV_SRC_BLK && len == VL) {
                         for (int i = 0; i < VL; i += 4) {
                             TILE_STEP(i);
