@@ -76,9 +76,12 @@ static void init_common(lg__conv_direct *d, const lg__conv_kernel *c, int vl) {
 /* Blocks per chunk: the least load traffic per FMA, 3 / ur + 1 / nb (ur
  * the pixels per tile once the row is split evenly): a tile streams its
  * weights (one vector per ur FMAs) from L2, its source broadcasts (one per
- * nb FMAs) hit L1. Chunk counts that divide the blocks evenly are
- * preferred. */
-static int choose_nb(int vl, int64_t nob, int64_t width, int max_nb, int *ur_out) {
+ * nb FMAs) hit L1. The flat (1x1) path weighs the weights as 1 / ur: there
+ * every chunk streams the whole source from memory again (no kernel
+ * window reuses it), so fewer, wider chunks win (1x1 256->64 56x56: 4 x 6
+ * runs 15% faster than 2 x 14). Chunk counts that divide the blocks evenly
+ * are preferred. */
+static int choose_nb(int vl, int64_t nob, int64_t width, int max_nb, bool flat, int *ur_out) {
     const int *um = vl == 16 ? urmax16 : urmax8;
     double best = 1e30;
     int bnb = 1, bur = 1;
@@ -87,7 +90,7 @@ static int choose_nb(int vl, int64_t nob, int64_t width, int max_nb, int *ur_out
         if (ntiles < 1) ntiles = 1;
         int64_t ur = (width + ntiles - 1) / ntiles;
         if (ur < 1) ur = 1;
-        double cost = 3.0 / (double)ur + 1.0 / nb;
+        double cost = (flat ? 1.0 : 3.0) / (double)ur + 1.0 / nb;
         if (nob % nb) cost *= 1.15; /* a smaller last chunk */
         if (cost < best - 1e-9) {
             best = cost;
@@ -112,6 +115,9 @@ void lg__conv_direct_free(lg__conv_direct *d) {
     lg__free(d->segs);
     lg__free(d->seg_at);
     lg__free(d->chunks);
+    lg__free(d->tap_off);
+    lg__free(d->psegs);
+    lg__free(d->khoff);
     lg__free(d);
 }
 
@@ -202,10 +208,57 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
               (s->ih == 1 || d->s_h == s->iw * vl) &&
               (s->id == 1 || d->s_d == s->ih * s->iw * vl) &&
               (s->oh == 1 || d->d_h == s->ow * vl) && (s->od == 1 || d->d_d == s->oh * s->ow * vl);
-    int64_t width = d->flat ? npix : (hi - lo);
+    /* The tap table of a plain stride-2 source (a first layer's nchw input
+     * with Ohwi{VL}o weights): the tiles walk all (kh, kw, channel) taps of
+     * a row as one loop, source offsets from the table, weights
+     * contiguous (7x7 s2 3->64: 3-channel inner loops and their kw loop
+     * cost 6% of the FMA rate). */
+    if (d->src_kind == LG_CONV_SRC_PLAIN2 && k == s->g && ws[wi] == vl && d->w_kw == s->icg * vl &&
+        d->w_kh == s->kw * d->w_kw) {
+        int64_t ntap = s->kh * s->kw * s->icg;
+        d->tap_off = lg__malloc(sizeof *d->tap_off * (size_t)(ntap > 0 ? ntap : 1));
+        if (!d->tap_off) {
+            lg__conv_direct_free(d);
+            *oom = true;
+            return false;
+        }
+        for (int64_t kh = 0, q = 0; kh < s->kh; kh++)
+            for (int64_t kw = 0; kw < s->kw; kw++)
+                for (int64_t i = 0; i < s->icg; i++)
+                    d->tap_off[q++] = kh * d->s_kh + kw * d->s_kw + i * d->s_ic;
+    }
+    /* Padded rows (direct.h), up to 4 MB per thread; segment offsets
+     * cb * s_c + lane become cb * prow_c + lane. */
+    if (!d->flat && d->src_kind == LG_CONV_SRC_BLK && s->g == 1 && s->id == 1 && s->od == 1 &&
+        s->kd == 1 && (lo > 0 || hi < s->ow)) {
+        int64_t rw = (s->ow - 1) * s->sw + (s->kw - 1) * s->dw + 1, nr = (s->kh - 1) * s->dh + 1;
+        int64_t ncb = (s->ic + vl - 1) / vl;
+        if (nr * rw * vl * ncb <= ((int64_t)1 << 20)) {
+            d->psegs = lg__malloc(sizeof *d->psegs * (size_t)(k > 0 ? k : 1));
+            if (!d->psegs) {
+                lg__conv_direct_free(d);
+                *oom = true;
+                return false;
+            }
+            d->prow_w = rw, d->prow_n = nr, d->prow_c = nr * rw * vl;
+            for (int64_t q = 0; q < k; q++) {
+                int64_t cb = d->segs[q].soff / d->s_c, l0 = d->segs[q].soff % d->s_c;
+                d->psegs[q] = d->segs[q];
+                d->psegs[q].soff = cb * d->prow_c + l0;
+            }
+        }
+    }
+    d->khoff = lg__malloc(sizeof *d->khoff * (size_t)(s->kh > 0 ? s->kh : 1));
+    if (!d->khoff) {
+        lg__conv_direct_free(d);
+        *oom = true;
+        return false;
+    }
+    for (int64_t kh = 0; kh < s->kh; kh++) d->khoff[kh] = kh * d->s_kh;
+    int64_t width = d->flat ? npix : d->prow_c ? s->ow : (hi - lo);
     int ur = 1;
     int max_nb = d->src_kind == LG_CONV_SRC_PLAIN2 ? 2 : LG_CONV_MAX_NB;
-    int nb = choose_nb(vl, nob > 0 ? nob : 1, width > 0 ? width : 1, max_nb, &ur);
+    int nb = choose_nb(vl, nob > 0 ? nob : 1, width > 0 ? width : 1, max_nb, d->flat, &ur);
     d->nb = nb, d->ur = ur;
     d->nchunk = (nob + nb - 1) / nb;
     const int *um = vl == 16 ? urmax16 : urmax8;
@@ -227,12 +280,15 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
                 if (!ok) ch->fast = 0;
             }
         }
-    /* Reduction blocks of the flat path: about 16 KB of weights each. */
+    /* Reduction blocks of the flat path, about 32 KB of weights each, when
+     * several chunks share the source (with one chunk the partial sums'
+     * round trips through dst cost more than the weights streamed from L2:
+     * 1x1 256->64 runs 10% faster without). */
     d->kseg = 0;
     if (d->flat && s->g == 1 && (d->epi == LG_CONV_EPI_NONE || d->epi == LG_CONV_EPI_RELU)) {
         bool fast = true;
         for (int64_t ci = 0; ci < d->nchunk; ci++) fast = fast && d->chunks[ci].fast;
-        int64_t kb = 16 * 16 / (vl * nb); /* segments of 16 KB of weights */
+        int64_t kb = d->nchunk > 1 ? 32 * 16 / (vl * nb) : 0; /* segments */
         if (fast && kb > 0 && d->seg_at[1] > kb + kb / 2) d->kseg = kb;
     }
     /* Work items. */

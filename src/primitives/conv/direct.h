@@ -11,8 +11,9 @@
  * when I is not blocked), so a group may start inside a channel block
  * (ShuffleNet's 3 groups of 20). Pixels whose kernel window leaves the input
  * along W (the row's borders) run one at a time with the kw range clipped
- * and four partial sums per channel block; rows whose window leaves the
- * input along D or H clip kd / kh. A 1x1 stride-1 unpadded conv walks all
+ * and four partial sums per channel block, unless the rows are copied
+ * with their padding (prow_c below); rows whose window leaves the input
+ * along D or H clip kd / kh. A 1x1 stride-1 unpadded conv walks all
  * pixels of an image as one row ("flat": a blocked matrix product).
  *
  * Layouts it takes (checked by lg__conv_direct_plan):
@@ -114,6 +115,26 @@ typedef struct lg__conv_direct {
     /* Work: items are (n, g, chunk, od, oh) rows, or for flat (n, g, chunk,
      * pixel block of pix_blk pixels). */
     int64_t nitems, npix_blk, pix_blk;
+    /* Plain stride-2 source with one segment per group and weights
+     * contiguous over (kh, kw, channel): the source offset of each tap
+     * (kh, kw, channel) in that order, or NULL. Interior tiles walk a row's
+     * taps as one loop; border pixels take the four partial sums in turn
+     * over taps (not channels: a first layer has only 3). */
+    int64_t *tap_off;
+    /* Source offset of each kernel row kh: kh * s_kh. */
+    int64_t *khoff;
+    /* Padded rows: for one group, 2D, a channel-blocked source with unit
+     * stride along W and pixels whose window leaves the input along W.
+     * Each thread copies the source rows (prow_w pixels, the W padding as
+     * zeros) into a ring of prow_n rows per channel block (prow_c floats;
+     * row ih in slot ih mod prow_n), each row once, and runs every pixel of
+     * a row in full tiles over it, the kernel rows' offsets from a table
+     * (the border kernel streams all the weights for one pixel: 3x3
+     * 128->128 28x28 ran 10% slower than its unpadded twin); psegs: the
+     * segments' offsets in it. prow_c == 0: none; without memory for the
+     * ring, the border kernel. */
+    int64_t prow_w, prow_n, prow_c;
+    lg__conv_seg *psegs;
     const lg__conv_pd *pd;
     lg__eltwise_pd epd[LG_MAX_POST_OPS]; /* the eltwise post-ops as kernels' problems */
 } lg__conv_direct;
