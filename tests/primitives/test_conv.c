@@ -5,15 +5,10 @@
  * strided with gaps) under every ISA cap, against the double-precision
  * truth of test_conv_util.h (its tolerance is stated there); the layout
  * choice for "any"; the kernel cache; every bad input; allocation failures. */
-#include "common/common.h"
-
-/* When set, every lg__ allocation during a kernel's execution fails (the
- * direct path's padded rows then fall back to the border kernel). */
-static int exec_allocs_fail;
-#define CP_BEFORE_EXEC() (exec_allocs_fail ? (void)lg__alloc_fail_after(0) : (void)0)
-#define CP_AFTER_EXEC()  (void)lg__alloc_fail_after(-1)
-
 #include "test_conv_util.h"
+
+#include "common/common.h"
+#include "primitives/conv/direct.h"
 
 /* Expand 'X' in pattern into the nsp spatial letters starting at first. */
 static const char *tagx(char *buf, const char *pattern, int nsp, char first) {
@@ -264,20 +259,20 @@ Test(conv, long_reductions) {
 Test(conv, padded_rows_and_their_fallback) {
     /* Blocked sources with pixels whose window leaves the input along W
      * run every pixel in full tiles over zero-padded copies of the rows;
-     * without memory for them, the border pixels run one at a time. Pads
-     * wider than the kernel's reach, dilation, stride 2. */
+     * without a free ring for them, the border pixels run one at a time.
+     * Pads wider than the kernel's reach, dilation, stride 2. */
     for (int fail = 0; fail < 2; fail++) {
-        exec_allocs_fail = fail;
+        lg__conv_rings_off = fail;
         cprob p = p2d(2, 1, 24, 40, 11, 3, 1, 1);
-        run_everywhere(&p, fail ? "3x3 pad 1, no memory" : "3x3 pad 1", 50);
+        run_everywhere(&p, fail ? "3x3 pad 1, no ring" : "3x3 pad 1", 50);
         p = p2d(1, 1, 16, 16, 9, 3, 1, 2);
         p.dl[0] = p.dl[1] = 2;
         p.pr[1] = 0;
-        run_everywhere(&p, fail ? "dilated, no memory" : "dilated 3x3, pads 2/0", 51);
+        run_everywhere(&p, fail ? "dilated, no ring" : "dilated 3x3, pads 2/0", 51);
         p = p2d(1, 1, 20, 17, 13, 5, 2, 3);
-        run_everywhere(&p, fail ? "5x5 s2, no memory" : "5x5 s2 pad 3", 52);
+        run_everywhere(&p, fail ? "5x5 s2, no ring" : "5x5 s2 pad 3", 52);
     }
-    exec_allocs_fail = 0;
+    lg__conv_rings_off = 0;
 }
 
 Test(conv, odd_shapes) {

@@ -302,13 +302,6 @@ static inline void cp_check_padding(const lg_md *md, const float *buf, const cha
     } while (cp_next(idx, md->padded_dims, md->ndims));
 }
 
-/* Hooks around the kernel's execution (a test may define them before
- * including this file). */
-#ifndef CP_BEFORE_EXEC
-#define CP_BEFORE_EXEC()
-#define CP_AFTER_EXEC()
-#endif
-
 /* Create the kernel of problem p with the given tags (NULL: "any"), run it
  * on d and compare with the truth. Returns the kernel's impl name (static
  * storage of this call). The kernel must be creatable. */
@@ -361,9 +354,7 @@ static inline const char *cp_run_out(const cprob *p, const cdata *d, const char 
     memset(db, 0xFF, lg_md_size(&qd));
     cp_scatter(&qd, d->old, db);
     lg_arg args[4] = {{LG_ARG_SRC, sb}, {LG_ARG_WEIGHTS, wb}, {LG_ARG_DST, db}, {LG_ARG_BIAS, bb}};
-    CP_BEFORE_EXEC();
     s = lg_kernel_execute(k, p->bias ? 4 : 3, args);
-    CP_AFTER_EXEC();
     cr_assert_eq(s, LG_OK, "%s: execute: %s", what, lg_last_error());
     /* Compare. */
     int64_t idx[LG_MAX_NDIMS] = {0}, i = 0;

@@ -2,6 +2,7 @@
  * segments, chunks, tile shape and the work split. */
 #include "primitives/conv/direct.h"
 
+#include <omp.h>
 #include <string.h>
 
 /* Pixels per tile for 1..4 blocks (the ISA files instantiate these). */
@@ -110,6 +111,8 @@ static int even_ur(int64_t width, int um) {
     return ur < 1 ? 1 : (int)ur;
 }
 
+int lg__conv_rings_off;
+
 void lg__conv_direct_free(lg__conv_direct *d) {
     if (!d) return;
     lg__free(d->segs);
@@ -117,6 +120,8 @@ void lg__conv_direct_free(lg__conv_direct *d) {
     lg__free(d->chunks);
     lg__free(d->tap_off);
     lg__free(d->psegs);
+    lg__free(d->rings);
+    lg__free((void *)d->ring_busy);
     lg__free(d->khoff);
     lg__free(d);
 }
@@ -241,6 +246,16 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
                 return false;
             }
             d->prow_w = rw, d->prow_n = nr, d->prow_c = nr * rw * vl;
+            /* the ring's floats, then kh int64 slots, rounded to 64 bytes */
+            d->ring_stride = (d->prow_c * ncb + 2 * s->kh + 15) / 16 * 16;
+            d->nring = omp_get_max_threads();
+            d->rings = lg__aligned_alloc(64, sizeof(float) * (size_t)(d->ring_stride * d->nring));
+            d->ring_busy = lg__calloc((size_t)d->nring, sizeof *d->ring_busy);
+            if (!d->rings || !d->ring_busy) {
+                lg__conv_direct_free(d);
+                *oom = true;
+                return false;
+            }
             for (int64_t q = 0; q < k; q++) {
                 int64_t cb = d->segs[q].soff / d->s_c, l0 = d->segs[q].soff % d->s_c;
                 d->psegs[q] = d->segs[q];

@@ -45,6 +45,8 @@
 #include "primitives/conv/conv.h"
 #include "primitives/eltwise/eltwise.h"
 
+#include <stdatomic.h>
+
 /* Most output channel blocks per tile. */
 #define LG_CONV_MAX_NB 4
 
@@ -131,13 +133,27 @@ typedef struct lg__conv_direct {
      * a row in full tiles over it, the kernel rows' offsets from a table
      * (the border kernel streams all the weights for one pixel: 3x3
      * 128->128 28x28 ran 10% slower than its unpadded twin); psegs: the
-     * segments' offsets in it. prow_c == 0: none; without memory for the
-     * ring, the border kernel. */
+     * segments' offsets in it. prow_c == 0: none.
+     * The rings are allocated with the plan (execution never allocates):
+     * nring of them, ring_stride floats apart (the ring, then its kh-entry
+     * row table), one per thread of omp_get_max_threads() at creation; a
+     * thread claims a free one through ring_busy and releases it at the
+     * end, and a thread that finds none free (more concurrent executions
+     * of the kernel than rings) runs the border kernel instead. */
     int64_t prow_w, prow_n, prow_c;
     lg__conv_seg *psegs;
+    int nring;
+    int64_t ring_stride;
+    float *rings;
+    _Atomic int *ring_busy;
     const lg__conv_pd *pd;
     lg__eltwise_pd epd[LG_MAX_POST_OPS]; /* the eltwise post-ops as kernels' problems */
 } lg__conv_direct;
+
+/* Test hook: while nonzero, executions claim no ring for the padded rows
+ * (as when every ring is taken), so their border pixels run through the
+ * border kernel. */
+LG_INTERNAL extern int lg__conv_rings_off;
 
 /* Build the direct plan of c for vector length vl, or return false (the
  * layouts or the problem do not fit this path). *out is allocated with

@@ -487,10 +487,10 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
     idx_init(&x, lo);
     /* the padded rows, or NULL (then border pixels run one at a time) */
     int64_t pfl = d->prow_c * ((s->ic + VL - 1) / VL); /* floats of the ring */
-    float *pbuf =
-        d->prow_c
-            ? lg__aligned_alloc(64, sizeof(float) * (size_t)pfl + sizeof(int64_t) * (size_t)s->kh)
-            : NULL;
+    float *pbuf = NULL;
+    int ring = -1;
+    for (int r = 0; r < d->nring && !pbuf && !lg__conv_rings_off; r++)
+        if (!atomic_exchange(&d->ring_busy[r], 1)) ring = r, pbuf = d->rings + r * d->ring_stride;
     int64_t *pkh = pbuf ? (int64_t *)(pbuf + pfl) : NULL; /* the ring's khoff */
     int64_t pn = -1, lo_v = 0, hi_v = 0; /* pbuf holds rows [lo_v, hi_v) of image pn */
     for (int64_t it = lo; it < hi; it++, idx_next(&x)) {
@@ -585,5 +585,5 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
             fn(&t, 0);
         }
     }
-    lg__free(pbuf);
+    if (ring >= 0) atomic_store(&d->ring_busy[ring], 0);
 }
