@@ -379,6 +379,46 @@ Test(binary, large_streaming_and_misaligned) {
     free(buf);
 }
 
+Test(binary, large_per_channel_streaming) {
+    /* 1x4x1024x1024 f32 with a per-channel src1 (bcast_channel; 32 MB of
+     * src0 + dst: non-temporal stores), dst 64-byte aligned (rows streamed)
+     * and one float off (no row aligned: plain stores). */
+    int64_t dims[4] = {1, 4, 1024, 1024}, pc[4] = {1, 4, 1, 1};
+    lg_md md, m1;
+    lg_md_init_tag(&md, 4, dims, LG_F32, "nchw");
+    lg_md_init_tag(&m1, 4, pc, LG_F32, "nchw");
+    int64_t n = lg__md_nelems(&md), plane = n / 4;
+    float *a = malloc((size_t)n * 4), b[4] = {1.5f, -2.0f, 0.25f, 3.0f};
+    float *buf = aligned_alloc(64, (size_t)(n + 32) * 4);
+    for (int64_t i = 0; i < n; i++) a[i] = (float)(i % 1009) * 0.5f - 100.0f;
+    for (int isa = 0; isa <= (int)lg__cpu_isa_hw(); isa++) {
+        lg__cpu_set_isa_cap(isa);
+        for (int off = 0; off < 2; off++) {
+            float *d = buf + 16 * (1 - off) + off;
+            lg_kernel *k;
+            cr_assert_eq(lg_binary_create(&k, LG_BINARY_MUL, &md, &m1, &md), LG_OK);
+            if (isa > 0)
+                cr_assert(strstr(lg_kernel_impl(k), "bcast_channel"), "%s", lg_kernel_impl(k));
+            memset(buf, 0xff, (size_t)(n + 32) * 4);
+            lg_arg args[3] = {{LG_ARG_SRC, a}, {LG_ARG_SRC + 1, b}, {LG_ARG_DST, d}};
+            cr_assert_eq(lg_kernel_execute(k, 3, args), LG_OK);
+            for (int64_t i = 0; i < n; i++) {
+                float want = lg__binary_fwd(LG_BINARY_MUL, a[i], b[i / plane]);
+                cr_assert(memcmp(&d[i], &want, 4) == 0, "isa %d off %d [%lld]", isa, off,
+                          (long long)i);
+            }
+            uint32_t g0, g1;
+            memcpy(&g0, &d[-1], 4);
+            memcpy(&g1, &d[n], 4);
+            cr_assert(g0 == 0xffffffffu && g1 == 0xffffffffu, "wrote outside dst");
+            lg_kernel_destroy(k);
+        }
+    }
+    lg__cpu_set_isa_cap(-1);
+    free(a);
+    free(buf);
+}
+
 Test(binary, out_of_memory) {
     /* The generic path allocates offset tables and a padding table: each
      * allocation fails in turn (LG_OUT_OF_MEMORY, nothing leaked), then it

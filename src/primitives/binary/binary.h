@@ -55,19 +55,21 @@ LG_INTERNAL void lg__binary_ref(const lg__binary_pd *pd, const void *src0, const
 typedef void (*lg__binary_vv_fn)(int alg, const float *a, const float *b, float *d, int64_t n,
                                  bool stream);
 typedef void (*lg__binary_pat_fn)(int alg, const float *a, const float *p, const int32_t *valid,
-                                  int plen, float *d, int64_t n);
+                                  int plen, float *d, int64_t n, bool stream);
 LG_INTERNAL void lg__binary_vv_scalar(int alg, const float *a, const float *b, float *d, int64_t n,
                                       bool stream);
 LG_INTERNAL void lg__binary_pat_scalar(int alg, const float *a, const float *p,
-                                       const int32_t *valid, int plen, float *d, int64_t n);
+                                       const int32_t *valid, int plen, float *d, int64_t n,
+                                       bool stream);
 LG_INTERNAL void lg__binary_vv_avx2(int alg, const float *a, const float *b, float *d, int64_t n,
                                     bool stream);
 LG_INTERNAL void lg__binary_pat_avx2(int alg, const float *a, const float *p, const int32_t *valid,
-                                     int plen, float *d, int64_t n);
+                                     int plen, float *d, int64_t n, bool stream);
 LG_INTERNAL void lg__binary_vv_avx512(int alg, const float *a, const float *b, float *d, int64_t n,
                                       bool stream);
 LG_INTERNAL void lg__binary_pat_avx512(int alg, const float *a, const float *p,
-                                       const int32_t *valid, int plen, float *d, int64_t n);
+                                       const int32_t *valid, int plen, float *d, int64_t n,
+                                       bool stream);
 
 /*
  * Typed forms (AVX2 / AVX-512): the same with each of src0 (a), src1 (b,

@@ -67,16 +67,24 @@ void LG_BIN_VV(int alg, const float *a, const float *b, float *d, int64_t n, boo
 /* Most pattern vectors: patterns of up to 64 lanes. */
 #define MAXP (64 / VL)
 
-/* Pattern vectors: np of them (plen / VL), cycled; invalid lanes give +0. */
+/* Pattern vectors: np of them (plen / VL), cycled; invalid lanes give +0;
+ * full vectors stored with ST (v_store, or v_stream). */
+#define PAT_FULL(OP, ST)                                                                           \
+    do {                                                                                           \
+        if (np == 1)                                                                               \
+            for (; i + VL <= n; i += VL, PREFETCH1(a + i))                                         \
+                ST(d + i, v_keep(m[0], OP(v_load(a + i), p[0])));                                  \
+        else                                                                                       \
+            for (int j = 0; i + VL <= n; i += VL, j = j + 1 == np ? 0 : j + 1, PREFETCH1(a + i))   \
+                ST(d + i, v_keep(m[j], OP(v_load(a + i), p[j])));                                  \
+    } while (0)
 #define PAT_LOOP(OP)                                                                               \
     do {                                                                                           \
         int64_t i = 0;                                                                             \
-        if (np == 1)                                                                               \
-            for (; i + VL <= n; i += VL, PREFETCH1(a + i))                                         \
-                v_store(d + i, v_keep(m[0], OP(v_load(a + i), p[0])));                             \
+        if (stream)                                                                                \
+            PAT_FULL(OP, v_stream);                                                                \
         else                                                                                       \
-            for (int j = 0; i + VL <= n; i += VL, j = j + 1 == np ? 0 : j + 1, PREFETCH1(a + i))   \
-                v_store(d + i, v_keep(m[j], OP(v_load(a + i), p[j])));                             \
+            PAT_FULL(OP, v_store);                                                                 \
         if (i < n) {                                                                               \
             int j = (int)((i / VL) % np);                                                          \
             v_store_part(d + i, v_keep(m[j], OP(v_load_part(a + i, n - i), p[j])), n - i);         \
@@ -84,7 +92,7 @@ void LG_BIN_VV(int alg, const float *a, const float *b, float *d, int64_t n, boo
     } while (0)
 
 void LG_BIN_PAT(int alg, const float *a, const float *pat, const int32_t *valid, int plen, float *d,
-                int64_t n) {
+                int64_t n, bool stream) {
     vec p[MAXP];
     vmask m[MAXP];
     int np = plen / VL;

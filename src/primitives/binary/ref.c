@@ -43,7 +43,8 @@ void lg__binary_vv_scalar(int alg, const float *a, const float *b, float *d, int
 }
 
 void lg__binary_pat_scalar(int alg, const float *a, const float *p, const int32_t *valid, int plen,
-                           float *d, int64_t n) {
+                           float *d, int64_t n, bool stream) {
+    (void)stream;
     for (int64_t i = 0; i < n; i++) {
         int j = (int)(i % plen);
         d[i] = valid[j] ? lg__binary_fwd(alg, a[i], p[j]) : 0.0f;
