@@ -39,7 +39,7 @@
 /* Bytes touched (src0 + src1 + dst for same_layout, src0 + dst for
  * bcast_channel) from which those paths use non-temporal stores (see
  * eltwise.c): the f32 nchw per-channel add of 8x256x56x56 went from 0.97 to
- * 1.3 of memcpy with them. */
+ * 1.17 of memcpy with them (0.99x -> 1.05x oneDNN). */
 #define STREAM_FOOTPRINT (32ll * 1024 * 1024)
 /* Elements from which all threads run. */
 #define PAR_ELEMS 16384
