@@ -181,6 +181,22 @@ AI void init_acc(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX_
         }                                                                                          \
     } while (0)
 
+/* Every channel of a segment of len channels: unrolled by 4 when FULL (a
+ * whole block of VL channels, the length known at compile time). */
+#define SEG_STEPS(FULL, len)                                                                       \
+    do {                                                                                           \
+        if (FULL) {                                                                                \
+            for (int i = 0; i < VL; i += 4) {                                                      \
+                TILE_STEP(i);                                                                      \
+                TILE_STEP(i + 1);                                                                  \
+                TILE_STEP(i + 2);                                                                  \
+                TILE_STEP(i + 3);                                                                  \
+            }                                                                                      \
+        } else {                                                                                   \
+            for (int64_t i = 0; i < (len); i++) TILE_STEP(i);                                      \
+        }                                                                                          \
+    } while (0)
+
 /* The reduction of a tile over the tap table (plain stride-2 source, one
  * segment, weights contiguous over (kh, kw, channel)): one loop over each
  * kd's taps. */
@@ -216,16 +232,7 @@ AI void tile_flat(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX
             for (int p = 0; p < UR; p++)
                 _mm_prefetch((const char *)(s + t->pf + p * sp), _MM_HINT_T0);
         }
-        if (sg->len == VL) {
-            for (int i = 0; i < VL; i += 4) {
-                TILE_STEP(i);
-                TILE_STEP(i + 1);
-                TILE_STEP(i + 2);
-                TILE_STEP(i + 3);
-            }
-        } else {
-            for (int64_t i = 0; i < sg->len; i++) TILE_STEP(i);
-        }
+        SEG_STEPS(sg->len == VL, sg->len);
     }
 }
 
@@ -261,16 +268,7 @@ AI void tile_body(const tile *t, const int NB, const int UR, const int KIND) {
                     const float *wp[LG_CONV_MAX_NB];
 #pragma GCC unroll 4
                     for (int j = 0; j < NB; j++) wp[j] = t->wei + t->ch->ocb[j].woff + wo;
-                    if (KIND == LG_CONV_SRC_BLK && len == VL) {
-                        for (int i = 0; i < VL; i += 4) {
-                            TILE_STEP(i);
-                            TILE_STEP(i + 1);
-                            TILE_STEP(i + 2);
-                            TILE_STEP(i + 3);
-                        }
-                    } else {
-                        for (int64_t i = 0; i < len; i++) TILE_STEP(i);
-                    }
+                    SEG_STEPS(KIND == LG_CONV_SRC_BLK && len == VL, len);
                 }
     }
     if (!t->klast) { /* partial sums, every lane (the last block masks) */
