@@ -91,15 +91,23 @@ void LG_BIN_VV(int alg, const float *a, const float *b, float *d, int64_t n, boo
         }                                                                                          \
     } while (0)
 
-void LG_BIN_PAT(int alg, const float *a, const float *pat, const int32_t *valid, int plen, float *d,
-                int64_t n, bool stream) {
-    vec p[MAXP];
-    vmask m[MAXP];
+/* The tiled pattern in registers: plen / VL vectors and their lane masks;
+ * returns their count. */
+static inline __attribute__((always_inline)) int
+load_pattern(const float *pat, const int32_t *valid, int plen, vec p[MAXP], vmask m[MAXP]) {
     int np = plen / VL;
     for (int j = 0; j < np; j++) {
         p[j] = v_load(pat + VL * j);
         m[j] = v_flags(valid + VL * j);
     }
+    return np;
+}
+
+void LG_BIN_PAT(int alg, const float *a, const float *pat, const int32_t *valid, int plen, float *d,
+                int64_t n, bool stream) {
+    vec p[MAXP];
+    vmask m[MAXP];
+    int np = load_pattern(pat, valid, plen, p, m);
     BY_ALG(PAT_LOOP)
 }
 
@@ -162,11 +170,7 @@ static inline __attribute__((always_inline)) void pat_dt(int alg, lg_dtype ta, c
                                                          int64_t n) {
     vec p[MAXP];
     vmask m[MAXP];
-    int np = plen / VL;
-    for (int j = 0; j < np; j++) {
-        p[j] = v_load(pat + VL * j);
-        m[j] = v_flags(valid + VL * j);
-    }
+    int np = load_pattern(pat, valid, plen, p, m);
     BY_ALG(PAT_LOOP_DT)
 }
 
