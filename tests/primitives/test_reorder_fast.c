@@ -477,8 +477,9 @@ Test(reorder_fast, larger_threaded) {
 }
 
 /* Non-temporal stores (normally only for destinations of tens of MB): with
- * the threshold at 0 every SIMD job streams, from aligned and unaligned row
- * starts, in copies, transposes and conversions. */
+ * the threshold at 0 every SIMD job that may stream does (copies and
+ * scattered transposes; transposes writing dst in sequence never do), from
+ * aligned and unaligned row starts, with and without conversions. */
 Test(reorder_fast, streaming_stores) {
     lg_rng r = {11};
     lg__reorder_fast_set_stream_bytes(0);
@@ -494,6 +495,7 @@ Test(reorder_fast, streaming_stores) {
         {{2, 61, 20, 20}, "nhwc", "nChw16c", LG_F32, LG_F32, 0},
         {{1, 3, 1, 5001}, "nchw", "nchw", LG_F32, LG_F32, 0},
         {{1, 3, 1, 5001}, "nchw", "nchw", LG_S8, LG_S8, 0},
+        {{1, 3, 1, 5001}, "nchw", "nchw", LG_F32, LG_U8, 1},
         {{2, 64, 20, 20}, "nchw", "nChw16c", LG_F32, LG_S8, 1},
         {{2, 40, 20, 20}, "nchw", "nhwc", LG_BF16, LG_F32, 0},
         {{2, 61, 20, 20}, "nchw", "nChw16c", LG_F32, LG_F32, 0},
