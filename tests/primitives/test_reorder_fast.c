@@ -20,6 +20,7 @@
 
 #include <criterion/criterion.h>
 #include <math.h>
+#include <omp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -445,7 +446,9 @@ Test(reorder_fast, common_cases_accepted) {
 }
 
 /* Larger problems: several threads, several chunks per job, the padded
- * tails of the key shapes. */
+ * tails of the key shapes. Run with two and with three threads, so that
+ * thread shares start inside an outer index's chunks (the driver runs a
+ * thread's chunks of one outer index as one kernel call). */
 Test(reorder_fast, larger_threaded) {
     lg_rng r = {8};
     static const struct {
@@ -467,13 +470,18 @@ Test(reorder_fast, larger_threaded) {
         {{1, 3, 1, 100001}, "nchw", "nchw", LG_S8, LG_S8, 0},
         {{2, 61, 33, 35}, "nhwc", "nChw16c", LG_U8, LG_F16, 31},
     };
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        problem p;
-        tag_problem(&p, &r, 4, cases[c].dims, cases[c].sdt, cases[c].s, cases[c].ddt, cases[c].d,
-                    cases[c].attrs);
-        check(&p, true);
-        problem_free(&p);
+    int saved = omp_get_max_threads();
+    for (int nthr = 2; nthr <= 3; nthr++) {
+        omp_set_num_threads(nthr);
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            problem p;
+            tag_problem(&p, &r, 4, cases[c].dims, cases[c].sdt, cases[c].s, cases[c].ddt,
+                        cases[c].d, cases[c].attrs);
+            check(&p, true);
+            problem_free(&p);
+        }
     }
+    omp_set_num_threads(saved);
 }
 
 /* Non-temporal stores (normally only for destinations of tens of MB): with
