@@ -22,14 +22,14 @@
  * 7-10% faster, at 1x64x14x14 (100 KB) two are 5-15% faster (the halves
  * then stay in each core's L1 and L2 between calls), at 1x96x14x14 20-30%. */
 #define PAR_BYTES (80 * 1024)
-/* Bytes a problem moves (src read + dst written) from which kernels use
- * non-temporal stores: about the L3 (35.8 MB on the reference machine), so
- * the data cannot stay cached for a later reader anyway, and the stores
- * then skip the read for ownership. Measured on one thread, 8x256x56x56
- * f32 (51 MB moved): nchw -> nChw16c 0.97x -> 1.06x oneDNN, nChw8c ->
- * nChw16c 0.96x -> 1.12x, nhwc -> nChw16c 1.45x -> 1.84x. Transposes whose
- * stores are scattered (see scattered()) stream once dst alone has half
- * of it: there every line written costs a read for ownership that no
+/* Bytes a problem moves (src read + dst written) from which copies and
+ * zero fills use non-temporal stores: about the L3 (35.8 MB on the
+ * reference machine), so the data cannot stay cached for a later reader
+ * anyway, and the stores then skip the read for ownership. Measured on one thread, 8x256x56x56
+ * f32 (51 MB moved): nChw8c -> nChw16c 0.96x -> 1.12x oneDNN, nhwc ->
+ * nChw16c 1.45x -> 1.84x. Transposes whose stores are scattered (see
+ * scattered()) stream from there or once dst alone has half of it: there
+ * every line written costs a read for ownership that no
  * prefetcher anticipates, and streaming halves the time (nchw -> nhwc,
  * 8x256x56x56: 11.6 -> 6.0 ms). Transposes that write dst in sequence
  * never stream: they read VL src rows at once, and with the stores'
@@ -98,8 +98,10 @@ lg_status lg__reorder_fast_init(const lg__reorder_pd *pd, lg__isa isa, void **pl
             lim = atomic_load(&stream_bytes);
     for (int i = 0; i < p->njobs && isa != LG_ISA_SCALAR; i++) {
         lg__rf_job *j = &p->jobs[i];
-        bool seq_trans = j->kind == LG_RF_TRANS && !scattered(j, p->dsz);
-        j->stream = (p->bytes >= lim && !seq_trans) || (dbytes >= lim / 2 && scattered(j, p->dsz));
+        if (j->kind == LG_RF_TRANS)
+            j->stream = scattered(j, p->dsz) && (p->bytes >= lim || dbytes >= lim / 2);
+        else
+            j->stream = p->bytes >= lim;
         p->stream = p->stream || j->stream;
     }
     p->impl = impl_name(isa, p);

@@ -108,10 +108,11 @@ enum { SK_B32, SK_B16, SK_B8, SK_F16, SK_BF16, SK_S32, SK_S8, SK_U8 };
  * caller (plan->kernel, plan->impl). */
 LG_INTERNAL lg_status lg__rf_plan_build(const lg__reorder_pd *pd, lg__rf_plan *plan);
 
-/* Test hook: plans made from now on use non-temporal stores when the
- * problem moves at least `bytes` bytes, src and dst together (a negative
- * value restores the default, 32 MB), and for scattered transposes when dst
- * alone has half of that. */
+/* Test hook: plans made from now on use non-temporal stores in copies when
+ * the problem moves at least `bytes` bytes, src and dst together (a
+ * negative value restores the default, 32 MB), and in scattered transposes
+ * when it does or dst alone has half of that; transposes that write dst in
+ * sequence never stream. */
 LG_INTERNAL void lg__reorder_fast_set_stream_bytes(int64_t bytes);
 
 /* The kernels of each ISA level; each handles every job kind (the SIMD ones
