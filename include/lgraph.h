@@ -272,8 +272,10 @@ typedef enum lg_prop { LG_FORWARD = 0, LG_BACKWARD = 1 } lg_prop;
  * f32 as
  *     dst = (scale_src / scale_dst) * (src - zp_src) + beta * dst_old + zp_dst
  * (each term only if attr asks for it; the sum term is attr's sum post-op),
- * then converted: round to nearest even for f16/bf16 (overflow gives inf),
- * round to nearest even with saturation for s8/u8/s32 (NaN gives 0). Without
+ * then converted: round to nearest even for f16/bf16 (overflow gives inf;
+ * denormals are rounded, never flushed to zero: an f32 denormal becomes the
+ * nearest bf16 denormal, where some oneDNN paths give 0), round to nearest
+ * even with saturation for s8/u8/s32 (NaN gives 0). Without
  * attributes between equal types it copies bits. dst's padding is written as
  * zeros. attr may be NULL; its only post-op may be a sum.
  * Execution arguments: LG_ARG_SRC, LG_ARG_DST and the scale / zero-point

@@ -2,7 +2,11 @@
  * nChw16c (channel tails included), f32, bf16 and s8, several groups and
  * axes, forward and backward. oneDNN's group_size is lgraph's G. lgraph's
  * dst starts as garbage and oneDNN's as zeros, so lgraph must also zero the
- * padding of blocked layouts. */
+ * padding of blocked layouts. oneDNN 2.6 has bf16 shuffles only on CPUs
+ * with AVX-512 (its reference shuffle asks the platform for bf16 support);
+ * elsewhere it refuses them and those cases are counted as skipped, while
+ * every f32 and s8 case must run on every machine. test_shuffle.c checks
+ * lgraph's bf16 shuffles against lgraph's reference on every CPU. */
 #include "test_util.h"
 
 #include <criterion/criterion.h>
@@ -13,6 +17,7 @@
 
 static dnnl_engine_t eng;
 static dnnl_stream_t strm;
+static int skipped_bf16; /* cases oneDNN refused because this CPU lacks bf16 */
 
 static void setup(void) {
     cr_assert_eq(dnnl_engine_create(&eng, dnnl_cpu, 0), dnnl_success);
@@ -59,7 +64,16 @@ static void compare(const int64_t *dims, const char *tag, dnnl_format_tag_t dtag
     dnnl_primitive_desc_t fpd, pd;
     cr_assert_eq(dnnl_shuffle_forward_desc_init(&fd, dnnl_forward_training, &dmd, axis, g),
                  dnnl_success);
-    cr_assert_eq(dnnl_primitive_desc_create(&fpd, &fd, NULL, eng, NULL), dnnl_success);
+    dnnl_status_t st = dnnl_primitive_desc_create(&fpd, &fd, NULL, eng, NULL);
+    if (st == dnnl_unimplemented && dt == LG_BF16) {
+        skipped_bf16++;
+        lg_kernel_destroy(k);
+        free(src);
+        free(got);
+        free(want);
+        return;
+    }
+    cr_assert_eq(st, dnnl_success, "oneDNN refused %s %s", tag, lg_dtype_str(dt));
     if (fwd) {
         pd = fpd;
     } else {
@@ -129,4 +143,5 @@ Test(shuffle_dnnl, matches_onednn_bit_for_bit, .init = setup, .fini = teardown) 
                 if (axis != 1)
                     compare(dims, layouts[l].tag, layouts[l].dtag, types[t].dt, types[t].ddt, axis,
                             2, LG_FORWARD, &r);
+    cr_log_info("bf16 cases skipped (oneDNN has no bf16 on this CPU): %d", skipped_bf16);
 }
