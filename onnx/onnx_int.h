@@ -21,11 +21,12 @@ typedef enum ov_kind {
 
 /* Patterns kept pending until their consumer is known, so that a consumer
  * can absorb them (batch norm into a conv, Pad into a conv, x * sigmoid(x)
- * into swish, reshape-transpose-reshape into a channel shuffle). */
+ * into swish and x * hardsigmoid(x) into hardswish, reshape-transpose-reshape
+ * into a channel shuffle). */
 typedef enum lazy_kind {
-    LZ_SIGMOID,  /* sigmoid(base) */
-    LZ_CONV,     /* a conv whose weights and bias may still absorb a batch norm */
-    LZ_PAD,      /* base with zero padding on the spatial dims */
+    LZ_GATE, /* sigmoid(base) or hardsigmoid(base) (alg, alpha, beta): x * gate(x) is one node */
+    LZ_CONV, /* a conv whose weights and bias may still absorb a batch norm */
+    LZ_PAD,  /* base with zero padding on the spatial dims */
     LZ_RESHAPE5, /* base [N, C, H, W] viewed as [N, g, C/g, H, W] */
     LZ_SHUFFLED, /* an LZ_RESHAPE5 with its dims 1 and 2 swapped */
 } lazy_kind;
@@ -47,7 +48,9 @@ typedef struct oval {
     /* OV_LAZY */
     lazy_kind lz;
     struct oval *base;
-    int64_t pads[6]; /* LZ_PAD: before for each spatial dim, then after */
+    int64_t pads[6];    /* LZ_PAD: before for each spatial dim, then after */
+    lg_eltwise_alg alg; /* LZ_GATE: LG_ELTWISE_LOGISTIC or LG_ELTWISE_HARDSIGMOID */
+    float alpha, beta;
     pending_conv *conv;
 } oval;
 

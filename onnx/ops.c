@@ -13,9 +13,9 @@
     X("LeakyRelu", unary)                                                                          \
     X("Tanh", unary)                                                                               \
     X("Elu", unary)                                                                                \
-    X("HardSigmoid", unary)                                                                        \
+    X("HardSigmoid", gate)                                                                         \
     X("HardSwish", unary)                                                                          \
-    X("Sigmoid", sigmoid)                                                                          \
+    X("Sigmoid", gate)                                                                             \
     X("Clip", clip)                                                                                \
     X("Add", binary)                                                                               \
     X("Sub", binary)                                                                               \

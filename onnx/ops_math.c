@@ -1,15 +1,18 @@
 /* Activations (eltwise nodes) and Add/Sub/Mul/Div: folded at load time when
  * every operand is a constant (shape arithmetic), else binary nodes with
- * numpy broadcasting. Sigmoid is held back (LZ_SIGMOID) so that x * sigmoid(x)
- * becomes one swish node. */
+ * numpy broadcasting. Sigmoid and HardSigmoid are held back (LZ_GATE) so
+ * that x * sigmoid(x) becomes one swish node and x * hardsigmoid(x) with
+ * HardSwish's constants one hardswish node (how PyTorch exports SiLU, and
+ * Hardswish below opset 14). */
 #include "onnx_int.h"
 
 #include <float.h>
+#include <math.h>
 #include <string.h>
 
 lg_status lg__onnx_op_unary(importer *im);
 lg_status lg__onnx_op_clip(importer *im);
-lg_status lg__onnx_op_sigmoid(importer *im);
+lg_status lg__onnx_op_gate(importer *im);
 lg_status lg__onnx_op_binary(importer *im);
 
 /* Emit an eltwise node on input 0 as output 0. */
@@ -39,12 +42,6 @@ lg_status lg__onnx_op_unary(importer *im) {
         LG_ONNX_CHECK(lg__onnx_attr_float(im, "alpha", 1.0f, &a));
         return eltwise(im, LG_ELTWISE_ELU, a, 0);
     }
-    if (strcmp(op, "HardSigmoid") == 0) {
-        float b;
-        LG_ONNX_CHECK(lg__onnx_attr_float(im, "alpha", 0.2f, &a));
-        LG_ONNX_CHECK(lg__onnx_attr_float(im, "beta", 0.5f, &b));
-        return eltwise(im, LG_ELTWISE_HARDSIGMOID, a, b);
-    }
     /* HardSwish: x * max(0, min(1, x / 6 + 1 / 2)), oneDNN's with alpha 1/6, beta 1/2. */
     return eltwise(im, LG_ELTWISE_HARDSWISH, 1.0f / 6.0f, 0.5f);
 }
@@ -62,13 +59,22 @@ lg_status lg__onnx_op_clip(importer *im) {
     return eltwise(im, LG_ELTWISE_CLIP, lo, hi);
 }
 
-lg_status lg__onnx_op_sigmoid(importer *im) {
+lg_status lg__onnx_op_gate(importer *im) {
     oval *x, *y;
+    float a = 0, b = 0;
+    bool hard = strcmp(im->node->op_type, "HardSigmoid") == 0;
+    if (hard) {
+        LG_ONNX_CHECK(lg__onnx_attr_float(im, "alpha", 0.2f, &a));
+        LG_ONNX_CHECK(lg__onnx_attr_float(im, "beta", 0.5f, &b));
+    }
     LG_ONNX_CHECK(lg__onnx_input(im, 0, false, &x));
     LG_ONNX_CHECK(lg__onnx_tensor(im, x));
     LG_ONNX_CHECK(lg__onnx_output(im, 0, &y));
     y->kind = OV_LAZY;
-    y->lz = LZ_SIGMOID;
+    y->lz = LZ_GATE;
+    y->alg = hard ? LG_ELTWISE_HARDSIGMOID : LG_ELTWISE_LOGISTIC;
+    y->alpha = a;
+    y->beta = b;
     y->base = x;
     y->nd = x->nd;
     memcpy(y->dims, x->dims, sizeof y->dims);
@@ -168,12 +174,19 @@ lg_status lg__onnx_op_binary(importer *im) {
     bool commutes = op[0] == 'A' || op[0] == 'M';
     LG_ONNX_CHECK(lg__onnx_output(im, 0, &y));
     if (a->kind == OV_CONST && b->kind == OV_CONST) return fold(im, a, b, y);
-    /* x * sigmoid(x), either order: one swish node. */
+    /* x * sigmoid(x) and x * hardsigmoid(x) (alpha 1/6, beta 1/2), either
+     * order: one swish or hardswish node. */
     if (op[0] == 'M') {
         for (int k = 0; k < 2; k++) {
             oval *s = k ? a : b, *x = k ? b : a;
-            if (s->kind == OV_LAZY && s->lz == LZ_SIGMOID && s->base == x && s->uses == 1) {
-                if (lg_graph_add_eltwise(im->g, x->v, LG_ELTWISE_SWISH, 1.0f, 0, &y->v) != LG_OK)
+            if (s->kind != OV_LAZY || s->lz != LZ_GATE || s->base != x || s->uses != 1) continue;
+            bool swish = s->alg == LG_ELTWISE_LOGISTIC;
+            bool hswish = s->alg == LG_ELTWISE_HARDSIGMOID && fabsf(s->alpha - 1.0f / 6) < 1e-7f &&
+                          s->beta == 0.5f;
+            if (swish || hswish) {
+                lg_eltwise_alg alg = swish ? LG_ELTWISE_SWISH : LG_ELTWISE_HARDSWISH;
+                float al = swish ? 1.0f : 1.0f / 6, be = swish ? 0 : 0.5f;
+                if (lg_graph_add_eltwise(im->g, x->v, alg, al, be, &y->v) != LG_OK)
                     return lg__onnx_fail(im, LG_INVALID_ARGUMENT, "%s", lg_last_error());
                 y->kind = OV_TENSOR;
                 y->nd = x->nd;

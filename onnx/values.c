@@ -126,11 +126,10 @@ lg_status lg__onnx_tensor(importer *im, oval *v) {
     }
     case OV_LAZY:
         switch (v->lz) {
-        case LZ_SIGMOID:
+        case LZ_GATE:
             if (lg__onnx_tensor(im, v->base) != LG_OK) return LG_INVALID_ARGUMENT;
-            if (lg_graph_add_eltwise(im->g, v->base->v, LG_ELTWISE_LOGISTIC, 0, 0, &v->v) != LG_OK)
-                return lg__onnx_fail(im, LG_INVALID_ARGUMENT, "sigmoid '%s': %s", v->name,
-                                     lg_last_error());
+            if (lg_graph_add_eltwise(im->g, v->base->v, v->alg, v->alpha, v->beta, &v->v) != LG_OK)
+                return lg__onnx_fail(im, LG_INVALID_ARGUMENT, "'%s': %s", v->name, lg_last_error());
             v->kind = OV_TENSOR;
             return LG_OK;
         case LZ_CONV:
