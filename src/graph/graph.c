@@ -149,8 +149,9 @@ lg_status lg__graph_check_value(const lg_graph *g, lg_value v, const char *what,
 
 lg_status lg__graph_add_node(lg_graph *g, lg__node *node, lg_value *out, const char *where) {
     const lg__node_ops *ops = lg__node_ops_of(node->kind);
-    lg_md md;
-    LG_CHECK(ops->infer(g->vals, node, g->nnodes, &md, where));
+    lg_md md, in[LG_NODE_MAX_IN];
+    for (int i = 0; i < node->nin; i++) in[i] = g->vals[node->in[i]].md;
+    LG_CHECK(ops->infer(node, in, g->nnodes, &md, where));
     if (!lg__grow((void **)&g->nodes, g->nnodes, &g->capn, sizeof *g->nodes))
         return lg__error(LG_OUT_OF_MEMORY, where, "cannot grow the node array");
     lg__value v = {.kind = LG_VAL_NODE, .producer = g->nnodes, .input = -1};

@@ -127,27 +127,74 @@ typedef struct lg__graph {
     int64_t arena_bytes;
 } lg__graph;
 
-/* The hooks of one node kind (src/graph/nodes/<kind>.c). */
+/* One layout configuration of a node: the layout each input is read in and
+ * the layout its result is written in. */
+typedef struct lg__layout_cfg {
+    lg_md in[LG_NODE_MAX_IN];
+    lg_md out;
+} lg__layout_cfg;
+
+/* Most configurations a kind offers the OPTIMAL strategy for one node. */
+#define LG_NODE_MAX_CFG 24
+
+/* What the cost model needs beyond bytes (src/passes/cost_model.h): the
+ * node's arithmetic and how much slower its kernel runs it in the given
+ * layouts than in its best ones (1 = best). */
+typedef struct lg__node_cost {
+    double flops;
+    double slowdown;
+} lg__node_cost;
+
+/* The hooks of one node kind (src/graph/nodes/<kind>.c): every question a
+ * compile pass asks about a node is answered here, so no pass branches on
+ * the kind. A hook sees the node (its kind, parameters and input count) and
+ * mds only, never the graph: `in` holds the node's nin input mds and `out`
+ * its result's md. Optional hooks may be NULL (the comment says what NULL
+ * means). */
 typedef struct lg__node_ops {
     const char *name;
     /* Execution argument id of each input (conv: SRC, WEIGHTS, BIAS). */
     int in_args[LG_NODE_MAX_IN];
-    /* Check node (inputs already known to exist) against the values and
-     * write its result's dims and type into *out (format "any"). Errors are
-     * reported naming `where` and the node. */
-    lg_status (*infer)(const lg__value *vals, const lg__node *node, int index, lg_md *out,
+    /* The result may take input 0's buffer (the kernel allows src == dst)
+     * when input 0 has the result's md and dies at the node. */
+    bool inplace;
+    /* With every input a constant, the node runs once at compile time
+     * (fold_constants) unless its result is a graph output. */
+    bool foldable;
+    /* Check the node against its inputs' mds (dims and types) and write its
+     * result's dims and type into *out (format "any"), validating through
+     * the kernel kind's own validator. Errors name `where` and node `index`. */
+    lg_status (*infer)(const lg__node *node, const lg_md *in, int index, lg_md *out,
                        const char *where);
-    /* Strategies: set node->in_md[] and the md of node->out from the
-     * layouts of the input values (see src/passes/propagate.c). */
-    lg_status (*layout_none)(lg__graph *ir, int n);
-    lg_status (*layout_greedy)(lg__graph *ir, int n);
-    /* The layout this node would like for input i when the input's layout
-     * is still free ("any" inputs); false if it has no preference. */
-    bool (*prefers)(const lg__graph *ir, int n, int i, lg_md *md);
-    /* Create the kernel for the node's final layouts (and post-ops). */
-    lg_status (*create)(const lg__graph *ir, const lg__node *node, lg_kernel **k);
+    /* Strategies NONE and GREEDY: from the inputs' current mds in[], write
+     * the layout each input is read in (read[]) and the result's layout
+     * (*out holds the result's "any" md on entry). */
+    lg_status (*layout_none)(const lg__node *node, const lg_md *in, lg_md *read, lg_md *out);
+    lg_status (*layout_greedy)(const lg__node *node, const lg_md *in, lg_md *read, lg_md *out);
+    /* The layout the node would like input i in when that input's layout is
+     * still free ("any"); false (or NULL) for no preference. */
+    bool (*prefers)(const lg__node *node, const lg_md *in, const lg_md *out, int i, lg_md *md);
+    /* OPTIMAL: the configurations the node can run in, given its inputs' and
+     * result's shapes; at most LG_NODE_MAX_CFG written into cfg, count
+     * returned. */
+    int (*candidates)(const lg__node *node, const lg_md *in, const lg_md *out, lg__layout_cfg *cfg);
+    /* Cost inputs in the configuration (in[] read layouts, *out result
+     * layout). NULL: memory-bound (no flops). */
+    void (*cost)(const lg__node *node, const lg_md *in, const lg_md *out, lg__node_cost *c);
+    /* The node as a post-op of the producer of its input `slot`: *op, and in
+     * *other the input a sum post-op adds (-1 for none). NULL or false: it
+     * cannot be fused into its producer. */
+    bool (*as_post_op)(const lg__node *node, int slot, lg__post_op *op, int *other);
+    /* True if the kernel of this node, in these layouts, runs the post-op
+     * chain post[0..npost). NULL: the kind absorbs no post-ops. */
+    bool (*accepts_post)(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
+                         const lg__post_op *post);
+    /* Create the kernel for the final layouts and post-ops. */
+    lg_status (*create)(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
+                        const lg__post_op *post, lg_kernel **k);
     /* The node's parameters for dumps, e.g. "alg:relu alpha:0". */
-    void (*describe)(const lg__graph *ir, const lg__node *node, char *buf, size_t len);
+    void (*describe)(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
+                     const lg__post_op *post, char *buf, size_t len);
 } lg__node_ops;
 
 #define X(id, name) LG_INTERNAL extern const lg__node_ops lg__node_##name##_ops;
@@ -196,9 +243,20 @@ LG_INTERNAL void lg__md_like(const lg_md *layout, const lg_md *shape, lg_md *out
 /* True if md is concrete and dense (no gaps, no offset). */
 LG_INTERNAL bool lg__md_dense_concrete(const lg_md *md);
 
-/* Shared strategy hooks: every input read and the result written plain;
- * the result in the layout of input 0 (dense), every input read as it is. */
-LG_INTERNAL lg_status lg__layout_all_plain(lg__graph *ir, int n);
-LG_INTERNAL lg_status lg__layout_keep(lg__graph *ir, int n);
+/* The layouts a tensor of shape's dims may take: plain, channels-last and
+ * channel-blocked (block 16 with AVX-512, else 8) for 3D-5D tensors with more
+ * than one channel; plain otherwise. Returns the count (at most 3). */
+LG_INTERNAL int lg__layouts_of(const lg_md *shape, lg_md out[3]);
+
+/* Shared hooks. layout: every input read and the result written plain; the
+ * result in the layout of input 0 (dense), every input read as it is.
+ * candidates: the result and every same-shaped input in one layout, a
+ * broadcast input (binary) in any of its own layouts. */
+LG_INTERNAL lg_status lg__layout_all_plain(const lg__node *node, const lg_md *in, lg_md *read,
+                                           lg_md *out);
+LG_INTERNAL lg_status lg__layout_keep(const lg__node *node, const lg_md *in, lg_md *read,
+                                      lg_md *out);
+LG_INTERNAL int lg__candidates_same_layout(const lg__node *node, const lg_md *in, const lg_md *out,
+                                           lg__layout_cfg *cfg);
 
 #endif /* LG_GRAPH_GRAPH_H */

@@ -159,7 +159,15 @@ static lg_status add_steps(lg__graph *ir, lg_plan *p, int *tid) {
         st->node_kind = node->kind;
         st->inserted = node->inserted;
         st->copy = node->copy;
-        ops->describe(ir, node, st->desc, sizeof st->desc);
+        lg_md in[LG_NODE_MAX_IN];
+        lg__ir_in_mds(ir, node, in);
+        ops->describe(node, in, &ir->vals[node->out].md, node->npost, node->post, st->desc,
+                      sizeof st->desc);
+        size_t len = strlen(st->desc);
+        snprintf(st->desc + len, sizeof st->desc - len, "%s",
+                 node->copy       ? " (copy to output)"
+                 : node->inserted ? " (inserted)"
+                                  : "");
         lg_value vs[LG_NODE_MAX_IN + 1];
         st->nin = lg__ir_reads(node, vs);
         for (int j = 0; j < st->nin; j++) st->tin[j] = tensor_of(ir, p, tid, vs[j]);

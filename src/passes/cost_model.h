@@ -5,21 +5,22 @@
  *    included: lg_md_size of src and dst).
  *  - A memory-bound node (eltwise, binary, shuffle, explicit reorder) costs
  *    the bytes of its inputs plus the bytes of its result.
- *  - A conv costs its bytes (src, weights, dst) plus its flops times
- *    LG_COST_PER_FLOP times a slowdown factor for the layouts it runs in
- *    (lg__cost_conv_factor: 1 for channel-blocked activations, more for
- *    channels-last, more again for plain nchw; see the table in
- *    cost_model.c).
+ *  - A node whose kind has a cost hook (conv) costs its bytes plus its
+ *    flops times LG_COST_PER_FLOP times the slowdown its kernel reports for
+ *    the layouts it runs in (conv: 1 for channel-blocked activations, more
+ *    for channels-last, more again for plain nchw; lg__conv_slowdown).
  * The cost of a layout assignment (lg__cost_assignment) is the cost of every
  * scheduled node in the layouts given to it, plus one reorder per distinct
  * (value, layout) pair a node input or an output needs and the value does
  * not have. Reorders of constants cost nothing (they are folded at compile
  * time) unless the result is a graph output. Fusion (when the fuse pass
- * runs): an eltwise, or an add of the conv's result and another value, that
- * reads a conv's result in the conv's own layout and writes that layout,
- * where the conv's result has no other reader and is no output, costs
- * nothing: it becomes a post-op (lg__cost_fused). Only this first step after
- * the conv is modelled; longer fused chains cost their other steps. */
+ * runs): a node that can be a post-op (its kind's as_post_op: an eltwise, or
+ * an add of the producer's result and another value) of a producer whose
+ * kind accepts post-ops (conv), reading the producer's result in the
+ * producer's own layout and writing that layout (a sum's other input too),
+ * where that result has no other reader and is no output, costs nothing: it
+ * becomes a post-op (lg__cost_fusable). Only this first step after the
+ * producer is modelled; longer fused chains cost their other steps. */
 #ifndef LG_PASSES_COST_MODEL_H
 #define LG_PASSES_COST_MODEL_H
 
@@ -31,11 +32,6 @@
 
 /* Bytes read + written by a reorder from src to dst. */
 LG_INTERNAL double lg__cost_reorder(const lg_md *src, const lg_md *dst);
-
-/* Slowdown of a conv reading src and writing dst in these layouts (1 for
- * channel-blocked; see the table in cost_model.c). ic_per_group: input
- * channels per group (the src layout matters little below 8). */
-LG_INTERNAL double lg__cost_conv_factor(const lg_md *src, const lg_md *dst, int64_t ic_per_group);
 
 /* Cost of running node with its inputs in in_mds[] and its result in *out. */
 LG_INTERNAL double lg__cost_node(const lg__graph *ir, const lg__node *node, const lg_md *in_mds,

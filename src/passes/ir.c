@@ -111,6 +111,17 @@ int lg__ir_reads(const lg__node *node, lg_value *vs) {
     return k;
 }
 
+void lg__ir_in_mds(const lg__graph *ir, const lg__node *node, lg_md *in) {
+    for (int i = 0; i < node->nin; i++) in[i] = ir->vals[node->in[i]].md;
+}
+
+lg_status lg__ir_create_kernel(const lg__graph *ir, const lg__node *node, lg_kernel **k) {
+    lg_md in[LG_NODE_MAX_IN];
+    lg__ir_in_mds(ir, node, in);
+    return lg__node_ops_of(node->kind)
+        ->create(node, in, &ir->vals[node->out].md, node->npost, node->post, k);
+}
+
 void lg__ir_count_uses(const lg__graph *ir, int *uses) {
     for (int v = 0; v < ir->nvals; v++) uses[v] = 0;
     for (int i = 0; i < ir->nsched; i++) {

@@ -37,6 +37,14 @@ LG_INTERNAL void lg__ir_sched_remove(lg__graph *ir, int n);
  * count (at most LG_NODE_MAX_IN + 1). */
 LG_INTERNAL int lg__ir_reads(const lg__node *node, lg_value *vs);
 
+/* The mds of node's input values, into in[0..nin). */
+LG_INTERNAL void lg__ir_in_mds(const lg__graph *ir, const lg__node *node, lg_md *in);
+
+/* Create node's kernel for its values' current layouts and post-ops
+ * (through the kind's create hook, so through the kernel cache). */
+LG_INTERNAL lg_status lg__ir_create_kernel(const lg__graph *ir, const lg__node *node,
+                                           lg_kernel **k);
+
 /* uses[v] = edges from v into scheduled nodes plus outputs naming v. */
 LG_INTERNAL void lg__ir_count_uses(const lg__graph *ir, int *uses);
 

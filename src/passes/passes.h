@@ -27,6 +27,10 @@ LG_INTERNAL lg_status lg__pass_create_kernels(lg__graph *ir);
  * in; a reorder goes wherever it differs from the value's md) of every
  * scheduled node, resolve every "any" output, and set ir->exact. */
 typedef lg_status (*lg__strategy_fn)(lg__graph *ir);
+
+/* Run node n's NONE (greedy false) or GREEDY layout hook: its in_md[] and
+ * its result's md from its inputs' current mds. */
+LG_INTERNAL lg_status lg__ir_layout(lg__graph *ir, int n, bool greedy);
 LG_INTERNAL lg_status lg__propagate_none(lg__graph *ir);
 LG_INTERNAL lg_status lg__propagate_greedy(lg__graph *ir);
 LG_INTERNAL lg_status lg__propagate_optimal(lg__graph *ir);

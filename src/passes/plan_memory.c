@@ -3,9 +3,10 @@
  *
  * Walking the schedule, each node's result gets a buffer before the buffers
  * of the values dying at that node are released, so a result never overlaps
- * what its node reads, except in place, which is chosen where safe: an
- * eltwise, or a binary's src0, whose input dies at the node and has the
- * result's md (the kernels allow src == dst), and a conv with a fused sum,
+ * what its node reads, except in place, which is chosen where safe: input 0
+ * of a kind marked inplace (eltwise, binary: the kernels allow src == dst)
+ * when it dies at the node and has the result's md, and a node with a fused
+ * sum,
  * whose result takes the sum source's buffer when that value dies there and
  * is not also read as src/weights/bias. A new buffer goes into the lowest
  * gap between live buffers that fits it (first fit), 64-byte aligned.
@@ -58,7 +59,7 @@ static int inplace_source(const lg__graph *ir, const lg__node *node, const int *
     lg_value w;
     if (node->sum_src != LG_NO_VALUE)
         w = node->sum_src;
-    else if (node->kind == LG_NODE_ELTWISE || node->kind == LG_NODE_BINARY)
+    else if (lg__node_ops_of(node->kind)->inplace)
         w = node->in[0];
     else
         return -1;
