@@ -1,13 +1,12 @@
-/* The graph IR: values (tensors), nodes and outputs.
+/* The builder's graph: values (tensors), nodes and outputs, and the hook
+ * table of every node kind.
  *
- * Two structures share these types:
- *  - struct lg_graph, what the user builds with lg_graph_add_*: every node's
- *    result is a new value whose md holds its dims and type (format "any");
- *    inputs keep the md they were given, constants a concrete one;
- *  - lg__graph, the compiler's working copy (src/passes): the passes assign
- *    a concrete layout to every value, insert reorder nodes, fold, fuse and
- *    place values in memory. It borrows names and constant data from the
- *    lg_graph it was copied from, and owns what the passes allocate.
+ * struct lg_graph is what the user builds with lg_graph_add_*: every node's
+ * result is a new value whose md holds its dims and type (format "any");
+ * inputs keep the md they were given, constants a concrete one. The
+ * compiler (src/passes/ir.h) copies it into its own IR, whose nodes and
+ * values extend these with what only compiling needs (layouts read, fused
+ * post-ops, places in memory, kernels); this header knows nothing of that.
  *
  * A value id (lg_value) is an index into the value array; nodes are kept in
  * the order they were added, which is a topological order (a node can only
@@ -35,55 +34,50 @@ typedef enum lg__val_kind {
     LG_VAL_NODE,     /* produced by a node */
 } lg__val_kind;
 
-/* Where a value lives during an execution (filled by the memory planner and
- * the plan builder). Bases: 0 the arena, then the inputs, the outputs and the
- * constants, in that order (see src/graph/plan.h). */
-typedef struct lg__place {
-    int base; /* -1: not placed yet */
-    int64_t offset;
-} lg__place;
+/* The fields of a value, shared by the builder's value and the compiler's
+ * (which adds its place in memory). */
+#define LG__VALUE_FIELDS                                                                           \
+    lg__val_kind kind;                                                                             \
+    lg_md md;         /* see the file comment: dims/type, then the layout */                       \
+    int producer;     /* LG_VAL_NODE: index of the node producing it */                            \
+    int input;        /* LG_VAL_INPUT: its number among the inputs */                              \
+    const char *name; /* inputs and constants; NULL otherwise */                                   \
+    const void *data; /* constants: lg_md_size(&md) bytes */
 
 typedef struct lg__value {
-    lg__val_kind kind;
-    lg_md md;         /* see the file comment: dims/type, then the layout */
-    int producer;     /* LG_VAL_NODE: index of the node producing it */
-    int input;        /* LG_VAL_INPUT: its number among the inputs */
-    const char *name; /* inputs and constants; NULL otherwise */
-    const void *data; /* constants: lg_md_size(&md) bytes */
-    lg__place place;  /* compile only */
+    LG__VALUE_FIELDS
 } lg__value;
 
+/* The parameters of a node, by kind. */
+typedef union lg__node_params {
+    lg_conv_params conv;
+    struct {
+        int alg;
+        float alpha, beta;
+    } eltwise;
+    struct {
+        int alg;
+    } binary;
+    struct {
+        int axis;
+        int64_t group_size;
+    } shuffle;
+    struct {
+        lg_md dst;
+    } reorder;
+} lg__node_params;
+
+/* The fields of a node as the builder makes it (what every hook sees),
+ * shared by the compiler's node, which adds compile-only state. */
+#define LG__NODE_FIELDS                                                                            \
+    lg__node_kind kind;                                                                            \
+    int nin;                                                                                       \
+    lg_value in[LG_NODE_MAX_IN];                                                                   \
+    lg_value out;                                                                                  \
+    lg__node_params p;
+
 typedef struct lg__node {
-    lg__node_kind kind;
-    int nin;
-    lg_value in[LG_NODE_MAX_IN];
-    lg_value out;
-    union {
-        lg_conv_params conv;
-        struct {
-            int alg;
-            float alpha, beta;
-        } eltwise;
-        struct {
-            int alg;
-        } binary;
-        struct {
-            int axis;
-            int64_t group_size;
-        } shuffle;
-        struct {
-            lg_md dst;
-        } reorder;
-    } p;
-    /* Compile only. */
-    lg_md in_md[LG_NODE_MAX_IN]; /* layout each input is read in (set by a strategy) */
-    bool dead;                   /* folded or fused away */
-    bool inserted;               /* a reorder the compiler added */
-    bool copy;                   /* a copy into an output buffer (never folded) */
-    int npost;                   /* fused post-ops (conv) */
-    lg__post_op post[LG_MAX_POST_OPS];
-    lg_value sum_src;  /* fused residual add's other input, or LG_NO_VALUE */
-    lg_kernel *kernel; /* created by the create_kernels pass */
+    LG__NODE_FIELDS
 } lg__node;
 
 typedef struct lg__output {
@@ -102,30 +96,6 @@ struct lg_graph {
     int nouts, capo;
     int ninputs;
 };
-
-/* The compiler's working copy (see the file comment). sched lists the live
- * nodes in execution order; passes keep it topological. */
-typedef struct lg__graph {
-    const struct lg_graph *src;
-    lg__value *vals;
-    int nvals, capv;
-    lg__node *nodes;
-    int nnodes, capn;
-    lg__output *outs;
-    int nouts;
-    int ninputs;
-    int *sched;
-    int nsched, capsched;
-    void **owned; /* buffers the passes allocated (folded constants) */
-    int nowned, capowned;
-    /* Options and results the passes share. */
-    lg_strategy strategy;
-    int folded;        /* reorders of constants done at compile time */
-    bool exact;        /* the layout assignment is proven optimal */
-    bool fuse;         /* the fuse pass will run (the cost model counts fusion) */
-    double model_cost; /* cost of the assignment (src/passes/cost_model.h) */
-    int64_t arena_bytes;
-} lg__graph;
 
 /* One layout configuration of a node: the layout each input is read in and
  * the layout its result is written in. */
@@ -205,18 +175,6 @@ typedef struct lg__node_ops {
 LG_INTERNAL const lg__node_ops *lg__node_ops_of(lg__node_kind kind);
 
 /* ---- helpers for the node files (src/graph/graph.c) ---- */
-
-/* Copy this thread's last error into buf, to quote it in a new message (a
- * message may not be formatted from the buffer it is written into). */
-static inline const char *lg__why(char *buf, size_t len) {
-    snprintf(buf, len, "%s", lg_last_error());
-    return buf;
-}
-
-/* Set this thread's last error back to `saved` (a copy of lg_last_error():
- * "where: message"), e.g. after a probe that failed, or on another thread;
- * nothing if saved is empty. */
-LG_INTERNAL void lg__error_restore(const char *saved);
 
 /* Check that v names an existing value of g; error names `where`, the node
  * being added (index, kind) and the operand `what`. */

@@ -24,7 +24,7 @@
 #ifndef LG_PASSES_COST_MODEL_H
 #define LG_PASSES_COST_MODEL_H
 
-#include "graph/graph.h"
+#include "passes/ir.h"
 
 /* One flop of a conv in its best layout, in byte-equivalents: a core does
  * about ten f32 flops of a blocked conv in the time it moves one byte. */
@@ -34,20 +34,20 @@
 LG_INTERNAL double lg__cost_reorder(const lg_md *src, const lg_md *dst);
 
 /* Cost of running node with its inputs in in_mds[] and its result in *out. */
-LG_INTERNAL double lg__cost_node(const lg__graph *ir, const lg__node *node, const lg_md *in_mds,
+LG_INTERNAL double lg__cost_node(const lg__graph *ir, const lg__cnode *node, const lg_md *in_mds,
                                  const lg_md *out);
 
 /* True if `node` (with inputs read as in_mds[], result in *out) would be
  * fused into the conv producing its input `slot`, whose result the conv
  * writes in *conv_out: the layout part of the fuse pass's rule (the caller
  * checks that the conv's result has this one reader and is no output). */
-LG_INTERNAL bool lg__cost_fusable(const lg__graph *ir, const lg__node *node, int slot,
+LG_INTERNAL bool lg__cost_fusable(const lg__graph *ir, const lg__cnode *node, int slot,
                                   const lg_md *in_mds, const lg_md *out, const lg_md *conv_out);
 
 /* The conv whose result is read by node's input slot and could take node as
  * a post-op (ir->fuse, kinds, one reader, not an output), or -1. Layouts are
  * not looked at (see lg__cost_fusable). */
-LG_INTERNAL int lg__cost_fusion_producer(const lg__graph *ir, const lg__node *node, int *slot);
+LG_INTERNAL int lg__cost_fusion_producer(const lg__graph *ir, const lg__cnode *node, int *slot);
 
 /* Cost of the current assignment: every scheduled node with its in_md[] and
  * its result's md, and the reorders the assignment implies (see above). */

@@ -11,14 +11,14 @@
 #include <omp.h>
 
 /* True if every input of node is a constant. */
-static bool all_constant(const lg__graph *ir, const lg__node *node) {
+static bool all_constant(const lg__graph *ir, const lg__cnode *node) {
     for (int i = 0; i < node->nin; i++)
         if (ir->vals[node->in[i]].kind != LG_VAL_CONSTANT) return false;
     return true;
 }
 
 static lg_status fold(lg__graph *ir, int n) {
-    const lg__node *node = &ir->nodes[n];
+    const lg__cnode *node = &ir->nodes[n];
     const lg__node_ops *ops = lg__node_ops_of(node->kind);
     const lg_md *dst = &ir->vals[node->out].md;
     lg_kernel *k = NULL;
@@ -47,7 +47,7 @@ static lg_status fold(lg__graph *ir, int n) {
     if (small) omp_set_num_threads(threads);
     lg_kernel_destroy(k);
     if (s != LG_OK) return s;
-    lg__value *out = &ir->vals[node->out];
+    lg__cvalue *out = &ir->vals[node->out];
     out->kind = LG_VAL_CONSTANT;
     out->data = buf;
     ir->folded++;
@@ -58,7 +58,7 @@ static lg_status fold(lg__graph *ir, int n) {
 lg_status lg__pass_fold_constants(lg__graph *ir) {
     for (int i = 0; i < ir->nsched;) {
         int n = ir->sched[i];
-        const lg__node *node = &ir->nodes[n];
+        const lg__cnode *node = &ir->nodes[n];
         if (lg__node_ops_of(node->kind)->foldable && !node->copy && all_constant(ir, node) &&
             !lg__ir_is_output(ir, node->out)) {
             LG_CHECK(fold(ir, n));

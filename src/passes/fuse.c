@@ -20,7 +20,7 @@
 static int only_reader(const lg__graph *ir, const int *uses, lg_value v) {
     if (uses[v] != 1 || lg__ir_is_output(ir, v)) return -1;
     for (int i = 0; i < ir->nsched; i++) {
-        const lg__node *node = &ir->nodes[ir->sched[i]];
+        const lg__cnode *node = &ir->nodes[ir->sched[i]];
         lg_value vs[LG_NODE_MAX_IN + 1];
         int k = lg__ir_reads(node, vs);
         for (int j = 0; j < k; j++)
@@ -31,8 +31,8 @@ static int only_reader(const lg__graph *ir, const int *uses, lg_value v) {
 
 /* Try to fuse reader r of conv n's result; true if it was fused. */
 static lg_status try_fuse(lg__graph *ir, int n, int r, bool *fused) {
-    lg__node cand = ir->nodes[n];
-    const lg__node *rd = &ir->nodes[r];
+    lg__cnode cand = ir->nodes[n];
+    const lg__cnode *rd = &ir->nodes[r];
     const lg_md *md = &ir->vals[cand.out].md;
     *fused = false;
     if (cand.npost >= LG_MAX_POST_OPS) return LG_OK;
@@ -40,7 +40,7 @@ static lg_status try_fuse(lg__graph *ir, int n, int r, bool *fused) {
     lg__post_op op;
     int slot = rd->in[0] == cand.out ? 0 : 1, other = -1;
     const lg__node_ops *ops = lg__node_ops_of(rd->kind);
-    if (!ops->as_post_op || !ops->as_post_op(rd, slot, &op, &other)) return LG_OK;
+    if (!ops->as_post_op || !ops->as_post_op(&rd->base, slot, &op, &other)) return LG_OK;
     lg_value w = other >= 0 ? rd->in[other] : LG_NO_VALUE;
     if (op.kind == LG_POST_SUM &&
         (w == LG_NO_VALUE || cand.sum_src != LG_NO_VALUE || !lg_md_equal(&ir->vals[w].md, md)))
@@ -50,8 +50,8 @@ static lg_status try_fuse(lg__graph *ir, int n, int r, bool *fused) {
     if (w != LG_NO_VALUE) cand.sum_src = w;
     lg_md in[LG_NODE_MAX_IN];
     lg__ir_in_mds(ir, &cand, in);
-    if (!lg__node_ops_of(cand.kind)->accepts_post(&cand, in, &ir->vals[cand.out].md, cand.npost,
-                                                  cand.post))
+    if (!lg__node_ops_of(cand.kind)->accepts_post(&cand.base, in, &ir->vals[cand.out].md,
+                                                  cand.npost, cand.post))
         return LG_OK;
     /* w must be ready when the conv runs: if it is produced later, the conv
      * moves down to just before its reader (its only consumer). */

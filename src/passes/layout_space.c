@@ -66,7 +66,7 @@ static void cfg_add(lg__layout_var *var, int nin, const lg__layout_cfg *c) {
 static void cfg_current(const lg__graph *ir, const lg__layout_var *var, lg__layout_cfg *c) {
     memset(c, 0, sizeof *c);
     if (var->node >= 0) {
-        const lg__node *node = &ir->nodes[var->node];
+        const lg__cnode *node = &ir->nodes[var->node];
         memcpy(c->in, node->in_md, sizeof c->in);
     }
     c->out = ir->vals[var->value].md;
@@ -75,13 +75,13 @@ static void cfg_current(const lg__graph *ir, const lg__layout_var *var, lg__layo
 /* The kind's own candidates for node variable var (from the shapes: ir is
  * in the state the strategies start from). */
 static void kind_cfgs(const lg__graph *ir, lg__layout_var *var) {
-    const lg__node *node = &ir->nodes[var->node];
+    const lg__cnode *node = &ir->nodes[var->node];
     const lg__node_ops *ops = lg__node_ops_of(node->kind);
     if (!ops->candidates) return;
     lg_md in[LG_NODE_MAX_IN];
     lg__ir_in_mds(ir, node, in);
     lg__layout_cfg c[LG_NODE_MAX_CFG];
-    int k = ops->candidates(node, in, &ir->vals[node->out].md, c);
+    int k = ops->candidates(&node->base, in, &ir->vals[node->out].md, c);
     for (int i = 0; i < k; i++) cfg_add(var, node->nin, &c[i]);
 }
 
@@ -128,7 +128,7 @@ static int layout_index(const lg_md **ls, int *nl, const lg_md *md) {
 static int readers_of(const lg__graph *ir, const int *var_of_node, lg_value v, int *rd) {
     int k = 0;
     for (int i = 0; i < ir->nsched; i++) {
-        const lg__node *node = &ir->nodes[ir->sched[i]];
+        const lg__cnode *node = &ir->nodes[ir->sched[i]];
         bool reads = false;
         for (int j = 0; j < node->nin; j++) reads |= node->in[j] == v;
         if (reads) rd[k++] = var_of_node[ir->sched[i]];
@@ -146,7 +146,7 @@ static int readers_of(const lg__graph *ir, const int *var_of_node, lg_value v, i
  * folded) except toward an output, a fixed cost added to *offset. */
 static lg_status value_factors(const lg__graph *ir, lg__layout_space *s, const int *var_of_node,
                                const int *var_of_input, lg_value v, double *offset) {
-    const lg__value *val = &ir->vals[v];
+    const lg__cvalue *val = &ir->vals[v];
     int prod = val->kind == LG_VAL_NODE    ? var_of_node[val->producer]
                : val->kind == LG_VAL_INPUT ? var_of_input[v]
                                            : -1;
@@ -178,7 +178,7 @@ static lg_status value_factors(const lg__graph *ir, lg__layout_space *s, const i
         full |= layout_index(ls, &nl, &val->md) < 0;
     for (int r = 0; r < nrd; r++) {
         const lg__layout_var *var = &s->vars[rd[r]];
-        const lg__node *node = &ir->nodes[var->node];
+        const lg__cnode *node = &ir->nodes[var->node];
         for (int c = 0; c < var->ncfg; c++)
             for (int j = 0; j < node->nin; j++)
                 if (node->in[j] == v) full |= layout_index(ls, &nl, &var->cfg[c].in[j]) < 0;
@@ -218,7 +218,7 @@ static lg_status value_factors(const lg__graph *ir, lg__layout_space *s, const i
     /* Each reader: its configuration needs its layouts set. */
     for (int r = 0; r < nrd && st == LG_OK; r++) {
         const lg__layout_var *var = &s->vars[rd[r]];
-        const lg__node *node = &ir->nodes[var->node];
+        const lg__cnode *node = &ir->nodes[var->node];
         int vars[LG__SOLVER_MAX_ARITY], nv = 1, pos[MAX_LAYOUTS];
         vars[0] = rd[r];
         for (int l = 0; l < nl; l++) pos[l] = -1;
@@ -265,7 +265,7 @@ static lg_status value_factors(const lg__graph *ir, lg__layout_space *s, const i
      * needs set. */
     for (int l = 0; l < nl; l++) s->start[aux0 + l] = 0;
     for (int r = 0; r < nrd; r++) {
-        const lg__node *node = &ir->nodes[s->vars[rd[r]].node];
+        const lg__cnode *node = &ir->nodes[s->vars[rd[r]].node];
         for (int j = 0; j < node->nin; j++)
             if (node->in[j] == v)
                 s->start[aux0 + layout_index(ls, &nl, &s->vars[rd[r]].cfg[0].in[j])] = 1;
@@ -354,7 +354,7 @@ lg_status lg__layout_space_build(lg__graph *ir, lg__layout_space *s) {
     for (int i = 0; st == LG_OK && i < s->nvars; i++) {
         const lg__layout_var *var = &s->vars[i];
         if (var->node < 0) continue;
-        const lg__node *node = &ir->nodes[var->node];
+        const lg__cnode *node = &ir->nodes[var->node];
         int slot, conv = lg__cost_fusion_producer(ir, node, &slot);
         double *table;
         if (conv < 0) {

@@ -29,7 +29,6 @@
  * ("fold_constants,fuse"); results stay correct (the skipped work happens at
  * run time, or memory is not reused). lg_compile_options.fuse = false skips
  * "fuse". */
-#include "graph/plan.h"
 #include "passes/passes.h"
 
 #include <stdlib.h>

@@ -55,7 +55,7 @@ static bool in_arena(const lg__graph *ir, lg_value v) {
 }
 
 /* The value whose buffer node's result may take (in place), or -1. */
-static int inplace_source(const lg__graph *ir, const lg__node *node, const int *last, int pos) {
+static int inplace_source(const lg__graph *ir, const lg__cnode *node, const int *last, int pos) {
     lg_value w;
     if (node->sum_src != LG_NO_VALUE)
         w = node->sum_src;
@@ -79,7 +79,7 @@ static lg_status plan(lg__graph *ir, planner *pl, int *last, int *buf_of, buffer
         for (int j = 0; j < k; j++) last[vs[j]] = i;
     }
     for (int i = 0; i < ir->nsched; i++) {
-        const lg__node *node = &ir->nodes[ir->sched[i]];
+        const lg__cnode *node = &ir->nodes[ir->sched[i]];
         lg_value o = node->out;
         int end = last[o] > i ? last[o] : i;
         if (in_arena(ir, o)) {

@@ -20,11 +20,11 @@ static const struct {
 };
 
 lg_status lg__ir_layout(lg__graph *ir, int n, bool greedy) {
-    lg__node *node = &ir->nodes[n];
+    lg__cnode *node = &ir->nodes[n];
     const lg__node_ops *ops = lg__node_ops_of(node->kind);
     lg_md in[LG_NODE_MAX_IN], out = ir->vals[node->out].md;
     lg__ir_in_mds(ir, node, in);
-    LG_CHECK((greedy ? ops->layout_greedy : ops->layout_none)(node, in, node->in_md, &out));
+    LG_CHECK((greedy ? ops->layout_greedy : ops->layout_none)(&node->base, in, node->in_md, &out));
     ir->vals[node->out].md = out;
     return LG_OK;
 }
@@ -49,7 +49,7 @@ lg_status lg__propagate_none(lg__graph *ir) {
  * have a concrete layout now. */
 static lg_status check_concrete(const lg__graph *ir, const char *strategy) {
     for (int i = 0; i < ir->nsched; i++) {
-        const lg__node *node = &ir->nodes[ir->sched[i]];
+        const lg__cnode *node = &ir->nodes[ir->sched[i]];
         for (int j = 0; j < node->nin; j++)
             if (node->in_md[j].format_kind != LG_FMT_BLOCKED ||
                 ir->vals[node->in[j]].md.format_kind != LG_FMT_BLOCKED)
