@@ -186,9 +186,6 @@ LG_INTERNAL lg_status lg__graph_check_value(const struct lg_graph *g, lg_value v
 LG_INTERNAL lg_status lg__graph_add_node(struct lg_graph *g, lg__node *node, lg_value *out,
                                          const char *where);
 
-/* A static name of an eltwise algorithm ("relu"; "unknown" otherwise). */
-LG_INTERNAL const char *lg__eltwise_alg_str(int alg);
-
 /* ---- layout helpers shared by the strategies ---- */
 
 /* Dense row-major ("abcd...") md of `like`'s dims and type. */

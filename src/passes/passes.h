@@ -40,6 +40,10 @@ typedef lg_status (*lg__strategy_fn)(lg__graph *ir);
  * its result's md from its inputs' current mds. */
 LG_INTERNAL lg_status lg__ir_layout(lg__graph *ir, int n, bool greedy);
 LG_INTERNAL lg_status lg__propagate_none(lg__graph *ir);
+
+/* The strategy's name, "greedy" ("unknown" for none): the one table of
+ * strategies and their names is in propagate.c. */
+LG_INTERNAL const char *lg__strategy_name(lg_strategy s);
 LG_INTERNAL lg_status lg__propagate_greedy(lg__graph *ir);
 LG_INTERNAL lg_status lg__propagate_optimal(lg__graph *ir);
 

@@ -29,6 +29,10 @@ lg_status lg__ir_layout(lg__graph *ir, int n, bool greedy) {
     return LG_OK;
 }
 
+const char *lg__strategy_name(lg_strategy s) {
+    return (unsigned)s < sizeof strategies / sizeof strategies[0] ? strategies[s].name : "unknown";
+}
+
 /* Outputs wanted as "any" take the layout their value arrives in. */
 static void resolve_any_outputs(lg__graph *ir) {
     for (int o = 0; o < ir->nouts; o++)

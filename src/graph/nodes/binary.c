@@ -2,13 +2,9 @@
  * src0's layout; src1 is read in that layout too when it has the same dims
  * (reordered if needed), and as it is when it is broadcast. */
 #include "graph/graph.h"
+#include "primitives/binary/binary.h"
 
 #include <string.h>
-
-static const char *alg_str(int alg) {
-    static const char *const names[] = {"add", "sub", "mul", "div", "min", "max"};
-    return alg >= 0 && alg < 6 ? names[alg] : "unknown";
-}
 
 static bool dtype_ok(lg_dtype dt) {
     return dt == LG_F32 || dt == LG_BF16 || dt == LG_F16;
@@ -88,7 +84,7 @@ static lg_status binary_create(const lg__node *node, const lg_md *in, const lg_m
 static void binary_describe(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
                             const lg__post_op *post, char *buf, size_t len) {
     (void)in, (void)out, (void)npost, (void)post;
-    snprintf(buf, len, "alg:%s", alg_str(node->p.binary.alg));
+    snprintf(buf, len, "alg:%s", lg__binary_alg_str(node->p.binary.alg));
 }
 
 const lg__node_ops lg__node_binary_ops = {

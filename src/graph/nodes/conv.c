@@ -6,6 +6,7 @@
  * Fused post-ops (eltwise chain, one sum) become the kernel's attribute. */
 #include "graph/graph.h"
 #include "primitives/conv/conv.h"
+#include "primitives/eltwise/eltwise.h"
 
 #include <string.h>
 

@@ -5,13 +5,6 @@
 
 #include <string.h>
 
-const char *lg__eltwise_alg_str(int alg) {
-    static const char *const names[] = {
-        "relu", "elu", "tanh", "logistic", "gelu_tanh", "gelu_erf", "swish",     "exp",
-        "log",  "abs", "sqrt", "square",   "linear",    "clip",     "hardswish", "hardsigmoid"};
-    return alg >= 0 && alg < (int)(sizeof names / sizeof names[0]) ? names[alg] : "unknown";
-}
-
 static lg_status eltwise_infer(const lg__node *node, const lg_md *in, int index, lg_md *out,
                                const char *where) {
     const lg_md *src = &in[0];
