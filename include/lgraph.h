@@ -176,6 +176,63 @@ LG_API bool lg_md_is_any(const lg_md *md);
  */
 LG_API lg_status lg_md_tag(const lg_md *md, char *buf, size_t len);
 
+/*
+ * A view: the sub-tensor of `parent` of extents dims[0..ndims) starting at
+ * logical index offsets[0..ndims) (ndims is parent's). It shares parent's
+ * buffer, layout and strides; out->offset0 is the element offset of its first
+ * element, so a kernel given *out and parent's buffer pointer reads and writes
+ * exactly the sub-tensor. Along a blocked dim (one split by inner blocks of
+ * product B), offsets must be a multiple of B and dims a multiple of B unless
+ * the view reaches parent's last index there (the view then owns parent's
+ * padding on that dim, and kernels that write it zero it, as for any md).
+ * Views of views are allowed. lg_md_size(out) is the bytes from the buffer's
+ * start to the view's last element (at most lg_md_size(parent)).
+ *
+ * LG_INVALID_ARGUMENT (message naming the dim) for a NULL argument, a parent
+ * that is not initialised or is "any", a negative dim or offset, a range past
+ * parent's dims, or a blocked-dim offset or extent that breaks the rule above.
+ * out is written only on success and may be parent.
+ */
+LG_API lg_status lg_md_submemory(const lg_md *parent, const int64_t *dims, const int64_t *offsets,
+                                 lg_md *out);
+
+/*
+ * Permute md's logical axes, as oneDNN's permute_axes: logical axis i of md
+ * becomes axis perm[i] of out (out->dims[perm[i]] = md->dims[i]). The bytes do
+ * not move: out describes the same buffer, its strides, blocks, padding and
+ * offset0 relabelled: permuting an nchw md (N x C x H x W) by {0, 3, 1, 2}
+ * gives an N x H x W x C md tagged "adbc" (C is now the last logical axis;
+ * its memory order is unchanged). Works on plain, strided, blocked and "any"
+ * mds (for "any" only the dims move).
+ *
+ * LG_INVALID_ARGUMENT for a NULL argument, an md that is not initialised, or a
+ * perm that is not a permutation of 0..ndims-1 (the message names the entry).
+ * out is written only on success and may be md.
+ */
+LG_API lg_status lg_md_permute_axes(const lg_md *md, const int *perm, lg_md *out);
+
+/*
+ * The same buffer seen with ndims dims `dims` (1..LG_MAX_NDIMS, same element
+ * count), without moving data: element k in md's row-major logical order is
+ * element k of out's. Possible when the layout lets every group of merged or
+ * split dims be addressed by one stride chain:
+ *  - dims of size 1 may be added or removed anywhere (not a blocked dim);
+ *  - consecutive plain dims may be merged or split where each outer one's
+ *    stride is the inner one's times its extent (always so in dense
+ *    row-major runs; a strided md may reshape within its dense runs);
+ *  - a blocked dim (nChw16c's C) must stay one dim of the same size; the dims
+ *    around it may change as above (8x32x7x7 nChw8c -> 8x32x49 aBc8b).
+ * offset0 is kept (a view can be reshaped). An "any" md reshapes to "any".
+ * An empty md (a dim of 0) without inner blocks reshapes to any empty shape,
+ * with dense row-major strides.
+ *
+ * LG_INVALID_ARGUMENT for a NULL argument, an uninitialised md, a bad ndims,
+ * a negative dim or a different element count; LG_UNIMPLEMENTED (the message
+ * says which dims) when the reshape would need a copy: the caller then
+ * reorders into a dense md first. out is written only on success and may be md.
+ */
+LG_API lg_status lg_md_reshape(const lg_md *md, int ndims, const int64_t *dims, lg_md *out);
+
 /* ------------------------------------------------------------------------ */
 /* Attributes and execution arguments                                       */
 /* ------------------------------------------------------------------------ */

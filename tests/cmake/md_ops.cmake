@@ -1,0 +1,2 @@
+# Descriptor operations (views, permutation, reshape) and kernels through views.
+lg_add_test(memory_md_ops SOURCES memory/test_md_ops.c)
