@@ -64,7 +64,21 @@ LG_API const char *lg_last_error(void);
 /* Data types                                                               */
 /* ------------------------------------------------------------------------ */
 
-typedef enum lg_dtype { LG_DT_UNDEF = 0, LG_F32, LG_F16, LG_BF16, LG_S32, LG_S8, LG_U8 } lg_dtype;
+/* LG_F8_E4M3 and LG_F8_E5M2 are the OCP 8-bit floats: e4m3 (bias 7) has no
+ * infinities and one NaN per sign (0x7f, 0xff), largest finite 448; e5m2
+ * (bias 15) is IEEE-like (infinities 0x7c / 0xfc, NaNs above them), largest
+ * finite 57344. Only reorders (and shuffles, which move bits) take them. */
+typedef enum lg_dtype {
+    LG_DT_UNDEF = 0,
+    LG_F32,
+    LG_F16,
+    LG_BF16,
+    LG_S32,
+    LG_S8,
+    LG_U8,
+    LG_F8_E4M3,
+    LG_F8_E5M2,
+} lg_dtype;
 
 /* Bytes per element of dt; 0 for LG_DT_UNDEF or a value that is not an lg_dtype. */
 LG_API size_t lg_dtype_size(lg_dtype dt);
@@ -325,14 +339,21 @@ typedef enum lg_prop { LG_FORWARD = 0, LG_BACKWARD = 1 } lg_prop;
 
 /*
  * A reorder from src's layout and type to dst's: same ndims and dims, any
- * layouts (plain, strided, blocked), any of the 36 type pairs. Computed in
- * f32 as
+ * layouts (plain, strided, blocked, views), any of the 64 type pairs.
+ * Computed in f32 as
  *     dst = (scale_src / scale_dst) * (src - zp_src) + beta * dst_old + zp_dst
  * (each term only if attr asks for it; the sum term is attr's sum post-op),
  * then converted: round to nearest even for f16/bf16 (overflow gives inf;
  * denormals are rounded, never flushed to zero: an f32 denormal becomes the
  * nearest bf16 denormal, where some oneDNN paths give 0), round to nearest
- * even with saturation for s8/u8/s32 (NaN gives 0). Without
+ * even with saturation for s8/u8/s32 (NaN gives 0); round to nearest even
+ * for f8: f8_e4m3 saturates, every value beyond 448 in magnitude and +-inf
+ * giving +-448 (0x7e / 0xfe), NaN giving the NaN of its sign (0x7f / 0xff);
+ * f8_e5m2 overflows as IEEE does, magnitudes from 61440 (the tie above 57344,
+ * which rounds to even upwards) and +-inf giving +-inf (0x7c / 0xfc), NaN a
+ * quiet NaN of its sign (0x7e / 0xfe); f8 denormals are rounded like f16's.
+ * f8 to any type is exact through f32, so f8 -> f16 / f8 -> f32 are exact and
+ * f16 -> f8 rounds once. Without
  * attributes between equal types it copies bits. dst's padding is written as
  * zeros. attr may be NULL; its only post-op may be a sum.
  * Execution arguments: LG_ARG_SRC, LG_ARG_DST and the scale / zero-point
