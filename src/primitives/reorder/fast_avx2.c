@@ -59,28 +59,30 @@ static inline vec e4m3_to_f32(__m256i b) {
     return _mm256_castsi256_ps(_mm256_or_si256(r, sign));
 }
 
-/* f32 to f8 codes in 32-bit lanes, convert.h's lg__f32_to_f8 lane-wise:
- * e exponent bits, bias b, sat / ovf / nan as there. */
-static inline __m256i f32_to_f8(vec v, int e, int b, int32_t sat, int32_t ovf, int32_t nan) {
+/* f32 to f8 codes in 32-bit lanes, convert.h's lg__f32_to_f8 lane-wise
+ * (e exponent bits, bias b): magnitudes clamp to `sat`, the tie above the
+ * largest finite value, which rounds to the overflow code (e4m3: 448 by
+ * ties-to-even; e5m2: inf), and NaN lanes then set `nanbit` on it (0x7e |
+ * 1 = 0x7f; 0x7c | 2 = 0x7e). Denormals round through an f32 add. */
+static inline __m256i f32_to_f8(vec v, int e, int b, int32_t sat, int32_t nanbit) {
     const int m = 7 - e, shift = 23 - m;
     __m256i x = _mm256_castps_si256(v);
     __m256i sign = _mm256_and_si256(_mm256_srli_epi32(x, 24), _mm256_set1_epi32(0x80));
     __m256i ax = _mm256_and_si256(x, _mm256_set1_epi32(0x7fffffff));
+    __m256i nan = _mm256_cmpgt_epi32(ax, _mm256_set1_epi32(0x7f800000));
+    __m256i a = _mm256_min_epi32(ax, _mm256_set1_epi32(sat));
     /* normal: rebias, round to m bits */
-    __m256i t = _mm256_sub_epi32(ax, _mm256_set1_epi32((127 - b) << 23));
+    __m256i t = _mm256_sub_epi32(a, _mm256_set1_epi32((127 - b) << 23));
     __m256i odd = _mm256_and_si256(_mm256_srli_epi32(t, shift), _mm256_set1_epi32(1));
     t = _mm256_add_epi32(t, _mm256_add_epi32(_mm256_set1_epi32((1 << (shift - 1)) - 1), odd));
     __m256i rn = _mm256_srli_epi32(t, shift);
     /* denormal: the f32 add rounds to the quantum */
     vec big = _mm256_castsi256_ps(_mm256_set1_epi32((151 - b - m) << 23));
-    __m256i rd = _mm256_sub_epi32(_mm256_castps_si256(_mm256_add_ps(_mm256_castsi256_ps(ax), big)),
+    __m256i rd = _mm256_sub_epi32(_mm256_castps_si256(_mm256_add_ps(_mm256_castsi256_ps(a), big)),
                                   _mm256_castps_si256(big));
-    __m256i small = _mm256_cmpgt_epi32(_mm256_set1_epi32((128 - b) << 23), ax);
+    __m256i small = _mm256_cmpgt_epi32(_mm256_set1_epi32((128 - b) << 23), a);
     __m256i r = _mm256_blendv_epi8(rn, rd, small);
-    __m256i over = _mm256_cmpgt_epi32(ax, _mm256_set1_epi32(sat - 1));
-    r = _mm256_blendv_epi8(r, _mm256_set1_epi32(ovf), over);
-    __m256i isnan = _mm256_cmpgt_epi32(ax, _mm256_set1_epi32(0x7f800000));
-    r = _mm256_blendv_epi8(r, _mm256_set1_epi32(nan), isnan);
+    r = _mm256_or_si256(r, _mm256_and_si256(nan, _mm256_set1_epi32(nanbit)));
     return _mm256_or_si256(r, sign);
 }
 
@@ -156,8 +158,8 @@ static inline void v_st(int sk, char *p, vec v, int n, bool nt) {
     }
     case SK_E4M3:
     case SK_E5M2: {
-        __m256i c = sk == SK_E4M3 ? f32_to_f8(v, 4, 7, 0x43e80000, 0x7e, 0x7f)
-                                  : f32_to_f8(v, 5, 15, 0x47700000, 0x7c, 0x7e);
+        __m256i c =
+            sk == SK_E4M3 ? f32_to_f8(v, 4, 7, 0x43e80000, 1) : f32_to_f8(v, 5, 15, 0x47700000, 2);
         __m128i w = pack16u(c);
         st_part(p, _mm_packus_epi16(w, w), n, 1);
         return;

@@ -29,24 +29,25 @@ static inline vec e4m3_to_f32(__m512i b) {
     return _mm512_castsi512_ps(_mm512_or_si512(r, sign));
 }
 
-static inline __m512i f32_to_f8(vec v, int e, int b, int32_t sat, int32_t ovf, int32_t nan) {
+/* As fast_avx2.c's: clamp to sat (which rounds to the overflow code), NaN
+ * lanes then or-ed with nanbit. */
+static inline __m512i f32_to_f8(vec v, int e, int b, int32_t sat, int32_t nanbit) {
     const int m = 7 - e, shift = 23 - m;
     __m512i x = _mm512_castps_si512(v);
     __m512i sign = _mm512_and_si512(_mm512_srli_epi32(x, 24), _mm512_set1_epi32(0x80));
     __m512i ax = _mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff));
-    __m512i t = _mm512_sub_epi32(ax, _mm512_set1_epi32((127 - b) << 23));
+    __mmask16 nan = _mm512_cmpgt_epi32_mask(ax, _mm512_set1_epi32(0x7f800000));
+    __m512i a = _mm512_min_epi32(ax, _mm512_set1_epi32(sat));
+    __m512i t = _mm512_sub_epi32(a, _mm512_set1_epi32((127 - b) << 23));
     __m512i odd = _mm512_and_si512(_mm512_srli_epi32(t, shift), _mm512_set1_epi32(1));
     t = _mm512_add_epi32(t, _mm512_add_epi32(_mm512_set1_epi32((1 << (shift - 1)) - 1), odd));
     __m512i r = _mm512_srli_epi32(t, shift);
     vec big = _mm512_castsi512_ps(_mm512_set1_epi32((151 - b - m) << 23));
-    __m512i rd = _mm512_sub_epi32(_mm512_castps_si512(_mm512_add_ps(_mm512_castsi512_ps(ax), big)),
+    __m512i rd = _mm512_sub_epi32(_mm512_castps_si512(_mm512_add_ps(_mm512_castsi512_ps(a), big)),
                                   _mm512_castps_si512(big));
-    r = _mm512_mask_mov_epi32(r, _mm512_cmplt_epi32_mask(ax, _mm512_set1_epi32((128 - b) << 23)),
+    r = _mm512_mask_mov_epi32(r, _mm512_cmplt_epi32_mask(a, _mm512_set1_epi32((128 - b) << 23)),
                               rd);
-    r = _mm512_mask_mov_epi32(r, _mm512_cmpge_epi32_mask(ax, _mm512_set1_epi32(sat)),
-                              _mm512_set1_epi32(ovf));
-    r = _mm512_mask_mov_epi32(r, _mm512_cmpgt_epi32_mask(ax, _mm512_set1_epi32(0x7f800000)),
-                              _mm512_set1_epi32(nan));
+    r = _mm512_mask_or_epi32(r, nan, r, _mm512_set1_epi32(nanbit));
     return _mm512_or_si512(r, sign);
 }
 
@@ -110,12 +111,10 @@ static inline void v_st(int sk, char *p, vec v, int n, bool nt) {
         _mm_mask_storeu_epi8(p, m, _mm512_cvtepi32_epi8(to_int(v, 0.0f, 255.0f)));
         return;
     case SK_E4M3:
-        _mm_mask_storeu_epi8(p, m,
-                             _mm512_cvtepi32_epi8(f32_to_f8(v, 4, 7, 0x43e80000, 0x7e, 0x7f)));
+        _mm_mask_storeu_epi8(p, m, _mm512_cvtepi32_epi8(f32_to_f8(v, 4, 7, 0x43e80000, 1)));
         return;
     case SK_E5M2:
-        _mm_mask_storeu_epi8(p, m,
-                             _mm512_cvtepi32_epi8(f32_to_f8(v, 5, 15, 0x47700000, 0x7c, 0x7e)));
+        _mm_mask_storeu_epi8(p, m, _mm512_cvtepi32_epi8(f32_to_f8(v, 5, 15, 0x47700000, 2)));
         return;
     default:
         if (nt && n == VL && ((uintptr_t)p & 63) == 0)
