@@ -6,12 +6,9 @@
 
 #include <string.h>
 
-/* Common checks of the input md. */
+/* The input md: present and valid in every field (lg__md_check). */
 static lg_status check_md(const lg_md *md, const char *what, const char *where) {
-    if (!md) return lg__error(LG_INVALID_ARGUMENT, where, "%s is NULL", what);
-    if (!lg__md_ok(md))
-        return lg__error(LG_INVALID_ARGUMENT, where, "%s is not an initialised md", what);
-    return LG_OK;
+    return lg__md_check(md, where, what);
 }
 
 lg_status lg_md_submemory(const lg_md *parent, const int64_t *dims, const int64_t *offsets,

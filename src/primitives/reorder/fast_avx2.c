@@ -59,31 +59,30 @@ static inline vec e4m3_to_f32(__m256i b) {
     return _mm256_castsi256_ps(_mm256_or_si256(r, sign));
 }
 
-/* f32 to f8 codes in 32-bit lanes, convert.h's lg__f32_to_f8 lane-wise
- * (e exponent bits, bias b): magnitudes clamp to `sat`, the tie above the
- * largest finite value, which rounds to the overflow code (e4m3: 448 by
- * ties-to-even; e5m2: inf), and NaN lanes then set `nanbit` on it (0x7e |
- * 1 = 0x7f; 0x7c | 2 = 0x7e). Denormals round through an f32 add. */
+/* f32 to f8 codes in 32-bit lanes, bit for bit convert.h's lg__f32_to_f8
+ * (e exponent bits, bias b), by another route: magnitudes clamp to `sat`,
+ * the tie above the largest finite value, which rounds to the overflow code
+ * (e4m3: 448 by ties-to-even; e5m2: inf); adding and subtracting 2^(E + 23)
+ * rounds to nearest even at the f8 quantum 2^(E - m), where E is the
+ * exponent of |x| raised to the smallest normal's (so denormals get theirs);
+ * the rounded value times 2^(b - 127) is an f32 (denormal for small codes)
+ * whose bits, shifted, are the code. NaN lanes then set `nanbit` on the
+ * overflow code (0x7e | 1 = 0x7f; 0x7c | 2 = 0x7e). */
 static inline __m256i f32_to_f8(vec v, int e, int b, int32_t sat, int32_t nanbit) {
-    const int m = 7 - e, shift = 23 - m;
+    const int m = 7 - e;
     __m256i x = _mm256_castps_si256(v);
     __m256i sign = _mm256_and_si256(_mm256_srli_epi32(x, 24), _mm256_set1_epi32(0x80));
     __m256i ax = _mm256_and_si256(x, _mm256_set1_epi32(0x7fffffff));
     __m256i nan = _mm256_cmpgt_epi32(ax, _mm256_set1_epi32(0x7f800000));
     __m256i a = _mm256_min_epi32(ax, _mm256_set1_epi32(sat));
-    /* normal: rebias, round to m bits */
-    __m256i t = _mm256_sub_epi32(a, _mm256_set1_epi32((127 - b) << 23));
-    __m256i odd = _mm256_and_si256(_mm256_srli_epi32(t, shift), _mm256_set1_epi32(1));
-    t = _mm256_add_epi32(t, _mm256_add_epi32(_mm256_set1_epi32((1 << (shift - 1)) - 1), odd));
-    __m256i rn = _mm256_srli_epi32(t, shift);
-    /* denormal: the f32 add rounds to the quantum */
-    vec big = _mm256_castsi256_ps(_mm256_set1_epi32((151 - b - m) << 23));
-    __m256i rd = _mm256_sub_epi32(_mm256_castps_si256(_mm256_add_ps(_mm256_castsi256_ps(a), big)),
-                                  _mm256_castps_si256(big));
-    __m256i small = _mm256_cmpgt_epi32(_mm256_set1_epi32((128 - b) << 23), a);
-    __m256i r = _mm256_blendv_epi8(rn, rd, small);
-    r = _mm256_or_si256(r, _mm256_and_si256(nan, _mm256_set1_epi32(nanbit)));
-    return _mm256_or_si256(r, sign);
+    __m256i ex = _mm256_max_epi32(_mm256_and_si256(a, _mm256_set1_epi32(0x7f800000)),
+                                  _mm256_set1_epi32((128 - b) << 23));
+    vec magic = _mm256_castsi256_ps(_mm256_add_epi32(ex, _mm256_set1_epi32((23 - m) << 23)));
+    vec r = _mm256_sub_ps(_mm256_add_ps(_mm256_castsi256_ps(a), magic), magic);
+    r = _mm256_mul_ps(r, _mm256_castsi256_ps(_mm256_set1_epi32(b << 23)));
+    __m256i c = _mm256_srli_epi32(_mm256_castps_si256(r), 23 - m);
+    c = _mm256_or_si256(c, _mm256_and_si256(nan, _mm256_set1_epi32(nanbit)));
+    return _mm256_or_si256(c, sign);
 }
 
 static inline vec v_ld(int lk, const char *p, int n) {

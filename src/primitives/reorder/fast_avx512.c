@@ -29,26 +29,24 @@ static inline vec e4m3_to_f32(__m512i b) {
     return _mm512_castsi512_ps(_mm512_or_si512(r, sign));
 }
 
-/* As fast_avx2.c's: clamp to sat (which rounds to the overflow code), NaN
- * lanes then or-ed with nanbit. */
+/* fast_avx2.c's f32_to_f8, 16 lanes: clamp to sat, round by adding and
+ * subtracting 2^(E + 23) (E raised to the smallest normal's exponent),
+ * rescale by 2^(b - 127) and take the bits; NaN lanes then or nanbit. */
 static inline __m512i f32_to_f8(vec v, int e, int b, int32_t sat, int32_t nanbit) {
-    const int m = 7 - e, shift = 23 - m;
+    const int m = 7 - e;
     __m512i x = _mm512_castps_si512(v);
     __m512i sign = _mm512_and_si512(_mm512_srli_epi32(x, 24), _mm512_set1_epi32(0x80));
     __m512i ax = _mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff));
     __mmask16 nan = _mm512_cmpgt_epi32_mask(ax, _mm512_set1_epi32(0x7f800000));
     __m512i a = _mm512_min_epi32(ax, _mm512_set1_epi32(sat));
-    __m512i t = _mm512_sub_epi32(a, _mm512_set1_epi32((127 - b) << 23));
-    __m512i odd = _mm512_and_si512(_mm512_srli_epi32(t, shift), _mm512_set1_epi32(1));
-    t = _mm512_add_epi32(t, _mm512_add_epi32(_mm512_set1_epi32((1 << (shift - 1)) - 1), odd));
-    __m512i r = _mm512_srli_epi32(t, shift);
-    vec big = _mm512_castsi512_ps(_mm512_set1_epi32((151 - b - m) << 23));
-    __m512i rd = _mm512_sub_epi32(_mm512_castps_si512(_mm512_add_ps(_mm512_castsi512_ps(a), big)),
-                                  _mm512_castps_si512(big));
-    r = _mm512_mask_mov_epi32(r, _mm512_cmplt_epi32_mask(a, _mm512_set1_epi32((128 - b) << 23)),
-                              rd);
-    r = _mm512_mask_or_epi32(r, nan, r, _mm512_set1_epi32(nanbit));
-    return _mm512_or_si512(r, sign);
+    __m512i ex = _mm512_max_epi32(_mm512_and_si512(a, _mm512_set1_epi32(0x7f800000)),
+                                  _mm512_set1_epi32((128 - b) << 23));
+    vec magic = _mm512_castsi512_ps(_mm512_add_epi32(ex, _mm512_set1_epi32((23 - m) << 23)));
+    vec r = _mm512_sub_ps(_mm512_add_ps(_mm512_castsi512_ps(a), magic), magic);
+    r = _mm512_mul_ps(r, _mm512_castsi512_ps(_mm512_set1_epi32(b << 23)));
+    __m512i c = _mm512_srli_epi32(_mm512_castps_si512(r), 23 - m);
+    c = _mm512_mask_or_epi32(c, nan, c, _mm512_set1_epi32(nanbit));
+    return _mm512_or_si512(c, sign);
 }
 
 static inline vec v_ld(int lk, const char *p, int n) {
