@@ -70,7 +70,21 @@ LG_API lg_status lg_set_last_error(lg_status status, const char *message);
 /* Data types                                                               */
 /* ------------------------------------------------------------------------ */
 
-typedef enum lg_dtype { LG_DT_UNDEF = 0, LG_F32, LG_F16, LG_BF16, LG_S32, LG_S8, LG_U8 } lg_dtype;
+/* LG_F8_E4M3 and LG_F8_E5M2 are the OCP 8-bit floats: e4m3 (bias 7) has no
+ * infinities and one NaN per sign (0x7f, 0xff), largest finite 448; e5m2
+ * (bias 15) is IEEE-like (infinities 0x7c / 0xfc, NaNs above them), largest
+ * finite 57344. Only reorders (and shuffles, which move bits) take them. */
+typedef enum lg_dtype {
+    LG_DT_UNDEF = 0,
+    LG_F32,
+    LG_F16,
+    LG_BF16,
+    LG_S32,
+    LG_S8,
+    LG_U8,
+    LG_F8_E4M3,
+    LG_F8_E5M2,
+} lg_dtype;
 
 /* Bytes per element of dt; 0 for LG_DT_UNDEF or a value that is not an lg_dtype. */
 LG_API size_t lg_dtype_size(lg_dtype dt);
@@ -182,6 +196,63 @@ LG_API bool lg_md_is_any(const lg_md *md);
  */
 LG_API lg_status lg_md_tag(const lg_md *md, char *buf, size_t len);
 
+/*
+ * A view: the sub-tensor of `parent` of extents dims[0..ndims) starting at
+ * logical index offsets[0..ndims) (ndims is parent's). It shares parent's
+ * buffer, layout and strides; out->offset0 is the element offset of its first
+ * element, so a kernel given *out and parent's buffer pointer reads and writes
+ * exactly the sub-tensor. Along a blocked dim (one split by inner blocks of
+ * product B), offsets must be a multiple of B and dims a multiple of B unless
+ * the view reaches parent's last index there (the view then owns parent's
+ * padding on that dim, and kernels that write it zero it, as for any md).
+ * Views of views are allowed. lg_md_size(out) is the bytes from the buffer's
+ * start to the view's last element (at most lg_md_size(parent)).
+ *
+ * LG_INVALID_ARGUMENT (message naming the dim) for a NULL argument, a parent
+ * that is not initialised or is "any", a negative dim or offset, a range past
+ * parent's dims, or a blocked-dim offset or extent that breaks the rule above.
+ * out is written only on success and may be parent.
+ */
+LG_API lg_status lg_md_submemory(const lg_md *parent, const int64_t *dims, const int64_t *offsets,
+                                 lg_md *out);
+
+/*
+ * Permute md's logical axes, as oneDNN's permute_axes: logical axis i of md
+ * becomes axis perm[i] of out (out->dims[perm[i]] = md->dims[i]). The bytes do
+ * not move: out describes the same buffer, its strides, blocks, padding and
+ * offset0 relabelled: permuting an nchw md (N x C x H x W) by {0, 3, 1, 2}
+ * gives an N x H x W x C md tagged "adbc" (C is now the last logical axis;
+ * its memory order is unchanged). Works on plain, strided, blocked and "any"
+ * mds (for "any" only the dims move).
+ *
+ * LG_INVALID_ARGUMENT for a NULL argument, an md that is not initialised, or a
+ * perm that is not a permutation of 0..ndims-1 (the message names the entry).
+ * out is written only on success and may be md.
+ */
+LG_API lg_status lg_md_permute_axes(const lg_md *md, const int *perm, lg_md *out);
+
+/*
+ * The same buffer seen with ndims dims `dims` (1..LG_MAX_NDIMS, same element
+ * count), without moving data: element k in md's row-major logical order is
+ * element k of out's. Possible when the layout lets every group of merged or
+ * split dims be addressed by one stride chain:
+ *  - dims of size 1 may be added or removed anywhere (not a blocked dim);
+ *  - consecutive plain dims may be merged or split where each outer one's
+ *    stride is the inner one's times its extent (always so in dense
+ *    row-major runs; a strided md may reshape within its dense runs);
+ *  - a blocked dim (nChw16c's C) must stay one dim of the same size; the dims
+ *    around it may change as above (8x32x7x7 nChw8c -> 8x32x49 aBc8b).
+ * offset0 is kept (a view can be reshaped). An "any" md reshapes to "any".
+ * An empty md (a dim of 0) without inner blocks reshapes to any empty shape,
+ * with dense row-major strides.
+ *
+ * LG_INVALID_ARGUMENT for a NULL argument, an uninitialised md, a bad ndims,
+ * a negative dim or a different element count; LG_UNIMPLEMENTED (the message
+ * says which dims) when the reshape would need a copy: the caller then
+ * reorders into a dense md first. out is written only on success and may be md.
+ */
+LG_API lg_status lg_md_reshape(const lg_md *md, int ndims, const int64_t *dims, lg_md *out);
+
 /* ------------------------------------------------------------------------ */
 /* Attributes and execution arguments                                       */
 /* ------------------------------------------------------------------------ */
@@ -274,14 +345,21 @@ typedef enum lg_prop { LG_FORWARD = 0, LG_BACKWARD = 1 } lg_prop;
 
 /*
  * A reorder from src's layout and type to dst's: same ndims and dims, any
- * layouts (plain, strided, blocked), any of the 36 type pairs. Computed in
- * f32 as
+ * layouts (plain, strided, blocked, views), any of the 64 type pairs.
+ * Computed in f32 as
  *     dst = (scale_src / scale_dst) * (src - zp_src) + beta * dst_old + zp_dst
  * (each term only if attr asks for it; the sum term is attr's sum post-op),
  * then converted: round to nearest even for f16/bf16 (overflow gives inf;
  * denormals are rounded, never flushed to zero: an f32 denormal becomes the
  * nearest bf16 denormal, where some oneDNN paths give 0), round to nearest
- * even with saturation for s8/u8/s32 (NaN gives 0). Without
+ * even with saturation for s8/u8/s32 (NaN gives 0); round to nearest even
+ * for f8: f8_e4m3 saturates, every value beyond 448 in magnitude and +-inf
+ * giving +-448 (0x7e / 0xfe), NaN giving the NaN of its sign (0x7f / 0xff);
+ * f8_e5m2 overflows as IEEE does, magnitudes from 61440 (the tie above 57344,
+ * which rounds to even upwards) and +-inf giving +-inf (0x7c / 0xfc), NaN a
+ * quiet NaN of its sign (0x7e / 0xfe); f8 denormals are rounded like f16's.
+ * f8 to any type is exact through f32, so f8 -> f16 / f8 -> f32 are exact and
+ * f16 -> f8 rounds once. Without
  * attributes between equal types it copies bits. dst's padding is written as
  * zeros. attr may be NULL; its only post-op may be a sum.
  * Execution arguments: LG_ARG_SRC, LG_ARG_DST and the scale / zero-point

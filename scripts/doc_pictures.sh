@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Draw the layout pictures of docs/formats.md into docs/img/: a 1x10x3x3 f32
-# tensor in nchw, nhwc and nChw8c. Each picture shows the logical tensor
+# tensor in nchw, nhwc and nChw8c, and a view (lg_md_submemory) of channels
+# 8..9 inside the nChw8c buffer, outlined in red with the padding it owns. Each picture shows the logical tensor
 # (one 3x3 plane per channel, each element labelled with its offset in the
 # buffer, the padded channels of a blocked layout in grey) and the buffer
 # itself in memory order (each element labelled with its channel and h,w).
@@ -57,7 +58,7 @@ static const char *colour[C] = {"#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80
                                 "#fdb462", "#b3de69", "#fccde5", "#bc80bd", "#ccebc5"};
 
 int main(int argc, char **argv) {
-    if (argc != 5) return 2;
+    if (argc != 5 && argc != 6) return 2;
     const char *tag = argv[1], *png = argv[2], *title = argv[3];
     const int strip = atoi(argv[4]); /* cells per row in the memory view */
     int64_t dims[4] = {1, C, H, W};
@@ -65,6 +66,18 @@ int main(int argc, char **argv) {
     if (lg_md_init_tag(&md, 4, dims, LG_F32, tag) != LG_OK) {
         fprintf(stderr, "%s\n", lg_last_error());
         return 1;
+    }
+    /* An optional view: channels argv[5].. to the end, as lg_md_submemory
+     * gives it (it owns the padding after them). */
+    int64_t v0 = argc == 6 ? atoi(argv[5]) : -1, v1 = -1;
+    lg_md view;
+    if (v0 >= 0) {
+        int64_t vd[4] = {1, C - v0, H, W}, vo[4] = {0, v0, 0, 0};
+        if (lg_md_submemory(&md, vd, vo, &view) != LG_OK) {
+            fprintf(stderr, "%s\n", lg_last_error());
+            return 1;
+        }
+        v1 = v0 + view.padded_dims[1];
     }
     int64_t pc = md.padded_dims[1], total = (int64_t)(lg_md_size(&md) / sizeof(float));
     /* Check the padding-aware offset against lgraph for every logical index. */
@@ -112,12 +125,20 @@ int main(int argc, char **argv) {
                     cell_hw[off] = h * W + w;
                 }
                 double x = x0 + (double)w, y = y0 - 1.6 - (double)h;
+                bool in = c >= v0 && c < v1;
                 printf("set object %d rect from %g,%g to %g,%g fc rgb '%s' fs solid 1 border "
-                       "lc rgb '#404040'\n",
-                       obj++, x, y, x + 1, y + 1, pad ? "#d9d9d9" : colour[c]);
-                printf("set label '%lld' at %g,%g center\n", (long long)off, x + 0.5, y + 0.5);
+                       "lc rgb '%s' lw %d front\n",
+                       obj++, x, y, x + 1, y + 1, pad ? "#d9d9d9" : colour[c],
+                       in ? "#e41a1c" : "#404040", in ? 3 : 1);
+                printf("set label '%lld' at %g,%g center front\n", (long long)off, x + 0.5,
+                       y + 0.5);
             }
     }
+    if (v0 >= 0)
+        printf("set label 'red: the view of channels %lld..%d (offset0 = %lld, padded channels = "
+               "%lld: it owns the padding)' at %g,%g right font ',10' tc rgb '#e41a1c'\n",
+               (long long)v0, C - 1, (long long)view.offset0, (long long)view.padded_dims[1],
+               width, top + 1.1);
     printf("set label 'memory view: the buffer in order, %lld floats (%zu bytes); each element "
            "shows c and h,w' at 0,%g left font ',10'\n",
            (long long)total, lg_md_size(&md), strip_top + 0.2);
@@ -126,11 +147,12 @@ int main(int argc, char **argv) {
         if (k % strip == 0)
             printf("set label '%lld' at %g,%g right font ',8'\n", (long long)k, x - 0.1, y + 0.5);
         int64_t c = cell_c[k];
-        bool pad = c >= C;
+        bool pad = c >= C, in = c >= v0 && c < v1;
         printf("set object %d rect from %g,%g to %g,%g fc rgb '%s' fs solid 1 border "
-               "lc rgb '#404040'\n",
-               obj++, x, y, x + 1, y + 1, pad ? "#d9d9d9" : colour[c]);
-        printf("set label \"c%lld\\n%lld,%lld\" at %g,%g center font ',7'\n", (long long)c,
+               "lc rgb '%s' lw %d front\n",
+               obj++, x, y, x + 1, y + 1, pad ? "#d9d9d9" : colour[c], in ? "#e41a1c" : "#404040",
+               in ? 3 : 1);
+        printf("set label \"c%lld\\n%lld,%lld\" at %g,%g center front font ',7'\n", (long long)c,
                (long long)(cell_hw[k] / W), (long long)(cell_hw[k] % W), x + 0.5, y + 0.5);
     }
     printf("plot NaN notitle\n");
@@ -143,11 +165,12 @@ cc -std=c11 -O1 -Wall -Werror -I"$root/include" "$work/layout_plot.c" -L"$build"
   -Wl,-rpath,"$root/$build" -o "$work/layout_plot"
 
 mkdir -p docs/img
-draw() { # tag file title cells-per-row
-  "$work/layout_plot" "$1" "docs/img/$2" "$3" "$4" >"$work/$2.gp"
+draw() { # tag file title cells-per-row [view's first channel]
+  "$work/layout_plot" "$1" "docs/img/$2" "$3" "$4" ${5:+"$5"} >"$work/$2.gp"
   gnuplot "$work/$2.gp"
   echo "doc_pictures: docs/img/$2"
 }
 draw nchw layout_nchw.png "nchw (abcd): 1x10x3x3, each channel a contiguous 3x3 plane" 9
 draw nhwc layout_nhwc.png "nhwc (acdb): 1x10x3x3, the 10 channels of a pixel contiguous" 10
 draw nChw8c layout_nChw8c.png "nChw8c (aBcd8b): 1x10x3x3, channels in blocks of 8, padded to 16" 16
+draw nChw8c view_nChw8c.png "a view in nChw8c: channels 8..9" 16 8

@@ -11,8 +11,8 @@ bool lgb_parse_dt(const char *s, lg_dtype *dt) {
     static const struct {
         const char *name;
         lg_dtype dt;
-    } t[] = {{"f32", LG_F32}, {"f16", LG_F16}, {"bf16", LG_BF16},
-             {"s32", LG_S32}, {"s8", LG_S8},   {"u8", LG_U8}};
+    } t[] = {{"f32", LG_F32}, {"f16", LG_F16}, {"bf16", LG_BF16},       {"s32", LG_S32},
+             {"s8", LG_S8},   {"u8", LG_U8},   {"f8_e4m3", LG_F8_E4M3}, {"f8_e5m2", LG_F8_E5M2}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (!strcmp(s, t[i].name)) {
             *dt = t[i].dt;

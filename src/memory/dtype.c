@@ -14,6 +14,8 @@ size_t lg_dtype_size(lg_dtype dt) {
     case LG_S8:
         return 1;
     case LG_U8:
+    case LG_F8_E4M3:
+    case LG_F8_E5M2:
         return 1;
     case LG_DT_UNDEF:
         return 0;
@@ -35,6 +37,10 @@ const char *lg_dtype_str(lg_dtype dt) {
         return "s8";
     case LG_U8:
         return "u8";
+    case LG_F8_E4M3:
+        return "f8_e4m3";
+    case LG_F8_E5M2:
+        return "f8_e5m2";
     case LG_DT_UNDEF:
         return "undef";
     }

@@ -119,10 +119,28 @@ static int64_t span_elems(const lg_md *md) {
     return span > inner ? span : inner;
 }
 
+/* One past the offset of the last element (padding included), offset0 left
+ * out; 0 for an empty tensor. */
+static int64_t last_elem_end(const lg_md *md) {
+    int64_t blk[LG_MAX_NDIMS], end = 1;
+    lg__md_dim_blocks(md, blk);
+    for (int d = 0; d < md->ndims; d++) {
+        if (md->dims[d] == 0) return 0;
+        end += (md->padded_dims[d] / blk[d] - 1) * md->blocking.strides[d];
+    }
+    int64_t inner = 1;
+    for (int i = 0; i < md->blocking.inner_nblks; i++) inner *= md->blocking.inner_blks[i];
+    return end - 1 + inner;
+}
+
 int64_t lg__md_nelems_padded(const lg_md *md) {
     if (!lg__md_ok(md) || md->format_kind != LG_FMT_BLOCKED) return 0;
     int64_t span = span_elems(md);
-    return span ? md->offset0 + span : 0;
+    if (!span) return 0;
+    /* The larger of the outer-stride span (which a view's parent always
+     * covers) and a view's end at its last element (inside its parent). */
+    int64_t end = md->offset0 + last_elem_end(md);
+    return end > span ? end : span;
 }
 
 size_t lg_md_size(const lg_md *md) {

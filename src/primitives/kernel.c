@@ -75,6 +75,16 @@ static bool overlap(const void *a, size_t na, const void *b, size_t nb) {
     return na && nb && x < y + nb && y < x + na;
 }
 
+/* Bytes before a tensor's first element (a view's offset0), and where its
+ * elements start: two views of one buffer that lie apart do not overlap. */
+static size_t view_skip(const lg__arg_slot *s) {
+    return s->bytes ? (size_t)s->md.offset0 * lg_dtype_size(s->md.dtype) : 0;
+}
+
+static const void *view_start(const lg__arg_slot *s, const void *buf) {
+    return (const char *)buf + view_skip(s);
+}
+
 /* Match args to slots: every arg known and given once, every required slot
  * given a non-NULL buffer, tensors not overlapping (but for an exact
  * in-place pair). */
@@ -113,7 +123,9 @@ static lg_status bind_args(const lg_kernel *k, int nargs, const lg_arg *args, vo
     for (int i = 0; i < k->nslots; i++)
         for (int j = i + 1; j < k->nslots; j++) {
             const lg__arg_slot *a = &k->slots[i], *b = &k->slots[j];
-            if (!a->is_tensor || !b->is_tensor || !overlap(bufs[i], a->bytes, bufs[j], b->bytes))
+            if (!a->is_tensor || !b->is_tensor ||
+                !overlap(view_start(a, bufs[i]), a->bytes - view_skip(a), view_start(b, bufs[j]),
+                         b->bytes - view_skip(b)))
                 continue;
             bool inplace = ((i == k->inplace_src && j == k->inplace_dst) ||
                             (j == k->inplace_src && i == k->inplace_dst)) &&

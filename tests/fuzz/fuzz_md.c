@@ -7,7 +7,13 @@
  *  - an accepted md is well formed, equal to itself and to its copy;
  *  - when small enough to enumerate, every logical index has an offset
  *    inside lg_md_size, no two share one, and indices out of range give -1;
- *  - lg_md_tag's canonical tag, when it has one, builds an equal md. */
+ *  - lg_md_tag's canonical tag, when it has one, builds an equal md;
+ *  - on an accepted md, lg_md_submemory, lg_md_permute_axes and
+ *    lg_md_reshape with input-chosen (mostly valid) arguments either refuse
+ *    (the documented status, a message naming the call, out untouched) or
+ *    give an md whose offsets are the input's at the mapped index (a view's
+ *    idx + offsets, a permuted idx, the same row-major position), checked
+ *    when small enough to walk. */
 #include "fuzz/fuzz.h"
 
 #include "memory/md.h"
@@ -40,7 +46,9 @@ static bool next_index(int64_t *idx, const int64_t *ext, int nd) {
     return false;
 }
 
-static void check_accepted(const lg_md *md, int nd, const int64_t *dims, lg_dtype dt,
+static void check_ops(fz *f, const lg_md *md);
+
+static void check_accepted(fz *f, const lg_md *md, int nd, const int64_t *dims, lg_dtype dt,
                            const char *how) {
     if (!lg__md_ok(md) || md->ndims != nd || md->dtype != dt)
         fz_fail(T, "%s: accepted md is malformed", how);
@@ -50,6 +58,7 @@ static void check_accepted(const lg_md *md, int nd, const int64_t *dims, lg_dtyp
                     (long long)md->dims[d], (long long)md->padded_dims[d], (long long)dims[d]);
     lg_md copy = *md;
     if (!lg_md_equal(md, md) || !lg_md_equal(md, &copy)) fz_fail(T, "%s: md != itself", how);
+    check_ops(f, md);
     size_t size = lg_md_size(md), esz = lg_dtype_size(dt);
     if (lg_md_is_any(md)) {
         if (size != 0) fz_fail(T, "%s: 'any' md has size %zu", how, size);
@@ -89,6 +98,108 @@ static void check_accepted(const lg_md *md, int nd, const int64_t *dims, lg_dtyp
     }
 }
 
+static void unravel(int64_t k, const int64_t *dims, int nd, int64_t *idx) {
+    for (int d = nd - 1; d >= 0; d--) {
+        idx[d] = k % dims[d];
+        k /= dims[d];
+    }
+}
+
+/* A refusal of one of the descriptor operations. */
+static void op_refused(lg_status s, bool unimpl_ok, const lg_md *out, const lg_md *before,
+                       const char *fn) {
+    if (s != LG_INVALID_ARGUMENT && !(unimpl_ok && s == LG_UNIMPLEMENTED))
+        fz_fail(T, "%s: refused with %s", fn, lg_status_str(s));
+    if (!strstr(lg_last_error(), fn)) fz_fail(T, "%s: message '%s'", fn, lg_last_error());
+    if (memcmp(out, before, sizeof *out) != 0) fz_fail(T, "%s: out changed on failure", fn);
+}
+
+/* Views, permutation and reshape of an accepted md. */
+static void check_ops(fz *f, const lg_md *md) {
+    int nd = md->ndims;
+    bool walk = lg__md_nelems(md) <= 4096;
+    lg_md out, before;
+    memset(&out, 0x3c, sizeof out);
+    before = out;
+    /* a view: mostly in range */
+    int64_t vd[LG_MAX_NDIMS], vo[LG_MAX_NDIMS];
+    for (int d = 0; d < nd; d++) {
+        uint8_t a = fz_u8(f), b = fz_u8(f);
+        int64_t D = md->dims[d];
+        int64_t left;
+        vo[d] = a == 255 ? -1 : (D ? a % (D < 255 ? D + 1 : 256) : 0);
+        left = vo[d] >= 0 ? D - vo[d] : D;
+        vd[d] = b == 255 ? -2 : b == 254 ? D : (left > 0 ? b % (left < 255 ? left + 1 : 256) : 0);
+    }
+    lg_status s = lg_md_submemory(md, vd, vo, &out);
+    if (s != LG_OK) {
+        op_refused(s, false, &out, &before, "lg_md_submemory");
+    } else {
+        if (lg_md_size(&out) > lg_md_size(md)) fz_fail(T, "view larger than its parent");
+        int64_t idx[LG_MAX_NDIMS], pidx[LG_MAX_NDIMS];
+        int64_t n = lg__md_nelems(&out);
+        for (int64_t k = 0; walk && k < n; k++) {
+            unravel(k, vd, nd, idx);
+            for (int d = 0; d < nd; d++) pidx[d] = idx[d] + vo[d];
+            if (lg_md_offset(&out, idx) != lg_md_offset(md, pidx))
+                fz_fail(T, "view element %lld misplaced", (long long)k);
+        }
+        out = before;
+    }
+    /* a permutation: a shuffle of 0..nd-1, sometimes broken */
+    int perm[LG_MAX_NDIMS];
+    for (int d = 0; d < nd; d++) perm[d] = d;
+    for (int d = nd - 1; d > 0; d--) {
+        int k = fz_u8(f) % (d + 1), t = perm[d];
+        perm[d] = perm[k];
+        perm[k] = t;
+    }
+    if (fz_u8(f) == 7) perm[0] = nd;
+    s = lg_md_permute_axes(md, perm, &out);
+    if (s != LG_OK) {
+        op_refused(s, false, &out, &before, "lg_md_permute_axes");
+    } else if (!lg_md_is_any(md)) {
+        int64_t idx[LG_MAX_NDIMS], pidx[LG_MAX_NDIMS];
+        for (int64_t k = 0; walk && k < lg__md_nelems(md); k++) {
+            unravel(k, md->dims, nd, idx);
+            for (int d = 0; d < nd; d++) pidx[perm[d]] = idx[d];
+            if (lg_md_offset(&out, pidx) != lg_md_offset(md, idx))
+                fz_fail(T, "permuted element %lld misplaced", (long long)k);
+        }
+    }
+    out = before;
+    /* a reshape: merge two neighbours, split one by a factor, add a 1, or random */
+    int64_t rd[LG_MAX_NDIMS];
+    int rn = 0;
+    uint8_t how = fz_u8(f), at = (uint8_t)(fz_u8(f) % nd), fac = (uint8_t)(fz_u8(f) % 5 + 1);
+    for (int d = 0; d < nd; d++) {
+        int64_t both;
+        if (how % 4 == 0 && d == at && d + 1 < nd &&
+            lg__mul_ok(md->dims[d], md->dims[d + 1], &both)) {
+            rd[rn++] = both;
+            d++;
+        } else if (how % 4 == 1 && d == at && md->dims[d] % fac == 0 && rn + 2 <= LG_MAX_NDIMS) {
+            rd[rn++] = fac;
+            rd[rn++] = md->dims[d] / fac;
+        } else {
+            if (how % 4 == 2 && d == at && rn + 2 <= LG_MAX_NDIMS) rd[rn++] = 1;
+            rd[rn++] = how % 4 == 3 && d == at ? fac : md->dims[d];
+        }
+    }
+    s = lg_md_reshape(md, rn, rd, &out);
+    if (s != LG_OK) {
+        op_refused(s, true, &out, &before, "lg_md_reshape");
+    } else if (!lg_md_is_any(md)) {
+        int64_t a[LG_MAX_NDIMS], b[LG_MAX_NDIMS];
+        for (int64_t k = 0; walk && k < lg__md_nelems(md); k++) {
+            unravel(k, md->dims, nd, a);
+            unravel(k, rd, rn, b);
+            if (lg_md_offset(&out, b) != lg_md_offset(md, a))
+                fz_fail(T, "reshaped element %lld misplaced", (long long)k);
+        }
+    }
+}
+
 static void check_refused(lg_status s, const lg_md *md, const lg_md *before, const char *fn,
                           const char *how) {
     if (s != LG_INVALID_ARGUMENT) fz_fail(T, "%s: refused with %s", how, lg_status_str(s));
@@ -103,7 +214,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int nd = (int)(fz_u8(&f) % 15) - 1; /* -1..13: a few invalid */
     int64_t dims[16] = {0}, strides[16] = {0};
     for (int d = 0; d < nd && d < 16; d++) dims[d] = wide_dim(&f);
-    lg_dtype dt = (lg_dtype)(fz_u8(&f) % 8); /* 0 and 7 are invalid */
+    lg_dtype dt = (lg_dtype)(fz_u8(&f) % 10); /* 0 and 9 are invalid */
     lg_md md, before;
     memset(&md, 0x5a, sizeof md);
     before = md;
@@ -113,7 +224,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         for (int d = 0; d < nd && d < 16; d++) strides[d] = wide_dim(&f);
         s = lg_md_init_strides(&md, nd, dims, dt, dense ? NULL : strides);
         if (s == LG_OK)
-            check_accepted(&md, nd, dims, dt, "lg_md_init_strides");
+            check_accepted(&f, &md, nd, dims, dt, "lg_md_init_strides");
         else
             check_refused(s, &md, &before, "lg_md_init_strides", "lg_md_init_strides");
         return 0;
@@ -125,7 +236,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     tag[n] = '\0';
     s = lg_md_init_tag(&md, nd, dims, dt, tag);
     if (s == LG_OK)
-        check_accepted(&md, nd, dims, dt, tag);
+        check_accepted(&f, &md, nd, dims, dt, tag);
     else
         check_refused(s, &md, &before, "lg_md_init_tag", tag);
     return 0;

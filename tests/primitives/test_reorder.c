@@ -158,12 +158,13 @@ static void fill_random(void *p, const lg_md *md, lg_rng *r) {
     for (int64_t i = 0; i < n; i++) lg__store_f32(p, md->dtype, i, lg_rng_float(r, -300, 300));
 }
 
-Test(reorder, all_36_type_pairs_match_the_reference) {
-    const lg_dtype types[6] = {LG_F32, LG_F16, LG_BF16, LG_S32, LG_S8, LG_U8};
+Test(reorder, all_64_type_pairs_match_the_reference) {
+    const lg_dtype types[8] = {LG_F32, LG_F16, LG_BF16,    LG_S32,
+                               LG_S8,  LG_U8,  LG_F8_E4M3, LG_F8_E5M2};
     int64_t dims[4] = {2, 19, 3, 5};
     lg_rng rng = {42};
-    for (int i = 0; i < 6; i++)
-        for (int j = 0; j < 6; j++)
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 8; j++)
             for (int variant = 0; variant < 2; variant++) {
                 lg_md s = md_of(4, dims, types[i], variant ? "nhwc" : "nchw");
                 lg_md d = md_of(4, dims, types[j], variant ? "nChw8c" : "nChw16c");

@@ -26,7 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const lg_dtype all_dt[6] = {LG_F32, LG_F16, LG_BF16, LG_S32, LG_S8, LG_U8};
+static const lg_dtype all_dt[8] = {LG_F32, LG_F16, LG_BF16,    LG_S32,
+                                   LG_S8,  LG_U8,  LG_F8_E4M3, LG_F8_E5M2};
 
 /* ISA levels to run: every one up to what the hardware has. */
 static int isa_levels(lg__isa *out) {
@@ -109,6 +110,8 @@ static void rand_elem(lg_rng *r, void *buf, lg_dtype dt, int64_t i, bool finite)
     }
     case LG_S8:
     case LG_U8:
+    case LG_F8_E4M3:
+    case LG_F8_E5M2:
         ((uint8_t *)buf)[i] = (uint8_t)lg_rng_next(r);
         break;
     case LG_DT_UNDEF:
@@ -372,7 +375,7 @@ static void rand_problem(lg_rng *r, problem *p, lg_dtype sdt, lg_dtype ddt, int 
 /* Random cases for every dst type with one src type. */
 static void random_cases(lg_dtype sdt, uint64_t seed) {
     lg_rng r = {seed};
-    for (int k = 0; k < 6; k++)
+    for (int k = 0; k < 8; k++)
         for (int i = 0; i < 70; i++) {
             problem p;
             rand_problem(&r, &p, sdt, all_dt[k], i);
@@ -398,6 +401,12 @@ Test(reorder_fast, random_from_s8) {
 }
 Test(reorder_fast, random_from_u8) {
     random_cases(LG_U8, 6);
+}
+Test(reorder_fast, random_from_f8_e4m3) {
+    random_cases(LG_F8_E4M3, 7);
+}
+Test(reorder_fast, random_from_f8_e5m2) {
+    random_cases(LG_F8_E5M2, 8);
 }
 
 /* ---- named cases -------------------------------------------------------- */
@@ -538,7 +547,7 @@ Test(reorder_fast, row_conversions) {
     lg__isa isas[3];
     int nisa = isa_levels(isas);
     enum { N = 100 };
-    for (int k = 0; k < 6; k++)
+    for (int k = 0; k < 8; k++)
         for (int dir = 0; dir < 2; dir++)
             for (int64_t n = 0; n <= N; n += n < 40 ? 1 : 13) {
                 lg_dtype sdt = dir ? all_dt[k] : LG_F32, ddt = dir ? LG_F32 : all_dt[k];

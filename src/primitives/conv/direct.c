@@ -132,7 +132,6 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
     const lg_md *sm = &pd->src, *wm = &pd->wei, *dm = &pd->dst;
     *oom = false;
     *out = NULL;
-    if (sm->offset0 || wm->offset0 || dm->offset0) return false;
     bool src_blk = chan_blocked(sm, vl);
     if (!src_blk && sm->blocking.inner_nblks) return false;
     bool dst_blk = chan_blocked(dm, vl);
@@ -329,7 +328,6 @@ bool lg__conv_dw_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **out, b
     *oom = false;
     *out = NULL;
     if (s->g < 2 || s->icg != 1 || s->ocg != 1) return false;
-    if (sm->offset0 || wm->offset0 || dm->offset0) return false;
     if (!chan_blocked(sm, vl) || !chan_blocked(dm, vl)) return false;
     if (sm->blocking.inner_nblks != 1 || sm->blocking.strides[1 + pd->nsp] != vl ||
         dm->blocking.strides[1 + pd->nsp] != vl)

@@ -93,7 +93,11 @@ lg_status lg__conv_run(const lg__conv_kernel *c, const float *src, const float *
         {
             int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
             int64_t lo = d->nitems * t / nt, hi = d->nitems * (t + 1) / nt;
-            if (lo < hi) p->fn(d, lo, hi, src, wei, bias, dst);
+            /* The plan addresses from each tensor's first element: views
+             * (offset0) only shift the base pointers. */
+            if (lo < hi)
+                p->fn(d, lo, hi, src + c->pd.src.offset0, wei + c->pd.wei.offset0, bias,
+                      dst + c->pd.dst.offset0);
         }
         return LG_OK;
     }

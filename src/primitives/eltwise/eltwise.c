@@ -309,6 +309,11 @@ lg_status lg_eltwise_create(lg_kernel **k, lg_eltwise_alg alg, float alpha, floa
         }
     }
     lg_dtype dt = src->dtype;
+    if (dt == LG_F8_E4M3 || dt == LG_F8_E5M2)
+        return LG_ERROR(LG_UNIMPLEMENTED,
+                        "src data type %s: eltwise takes f32, bf16, f16, s32, s8 and u8 (reorder "
+                        "f8 to f16 or f32 first)",
+                        lg_dtype_str(dt));
     if (dt != LG_F32 && dt != LG_BF16 && dt != LG_F16 && !ints)
         return LG_ERROR(LG_UNIMPLEMENTED,
                         "alg %s on %s src: integer types take relu, linear, clip and abs only",

@@ -46,8 +46,51 @@ static inline void st_part(char *p, __m128i x, int n, int sz) {
     memcpy(p, t, (size_t)(n * sz));
 }
 
+/* f8 lanes (bytes widened to 32 bits) to f32, exactly as convert.h. e4m3:
+ * the exponent and mantissa fields shifted into f32's place give 2^-120
+ * times the value (an f32 denormal for an e4m3 denormal), then the sign and
+ * NaN (0x7f). e5m2 is f16's upper byte. */
+static inline vec e4m3_to_f32(__m256i b) {
+    __m256i em = _mm256_and_si256(b, _mm256_set1_epi32(0x7f));
+    __m256i sign = _mm256_slli_epi32(_mm256_and_si256(b, _mm256_set1_epi32(0x80)), 24);
+    vec v = _mm256_mul_ps(_mm256_castsi256_ps(_mm256_slli_epi32(em, 20)), _mm256_set1_ps(0x1p120f));
+    __m256i nan = _mm256_cmpeq_epi32(em, _mm256_set1_epi32(0x7f));
+    __m256i r = _mm256_blendv_epi8(_mm256_castps_si256(v), _mm256_set1_epi32(0x7fc00000), nan);
+    return _mm256_castsi256_ps(_mm256_or_si256(r, sign));
+}
+
+/* f32 to f8 codes in 32-bit lanes, bit for bit convert.h's lg__f32_to_f8
+ * (e exponent bits, bias b), by another route: magnitudes clamp to `sat`,
+ * the tie above the largest finite value, which rounds to the overflow code
+ * (e4m3: 448 by ties-to-even; e5m2: inf); adding and subtracting 2^(E + 23)
+ * rounds to nearest even at the f8 quantum 2^(E - m), where E is the
+ * exponent of |x| raised to the smallest normal's (so denormals get theirs);
+ * the rounded value times 2^(b - 127) is an f32 (denormal for small codes)
+ * whose bits, shifted, are the code. NaN lanes then set `nanbit` on the
+ * overflow code (0x7e | 1 = 0x7f; 0x7c | 2 = 0x7e). */
+static inline __m256i f32_to_f8(vec v, int e, int b, int32_t sat, int32_t nanbit) {
+    const int m = 7 - e;
+    __m256i x = _mm256_castps_si256(v);
+    __m256i sign = _mm256_and_si256(_mm256_srli_epi32(x, 24), _mm256_set1_epi32(0x80));
+    __m256i ax = _mm256_and_si256(x, _mm256_set1_epi32(0x7fffffff));
+    __m256i nan = _mm256_cmpgt_epi32(ax, _mm256_set1_epi32(0x7f800000));
+    __m256i a = _mm256_min_epi32(ax, _mm256_set1_epi32(sat));
+    __m256i ex = _mm256_max_epi32(_mm256_and_si256(a, _mm256_set1_epi32(0x7f800000)),
+                                  _mm256_set1_epi32((128 - b) << 23));
+    vec magic = _mm256_castsi256_ps(_mm256_add_epi32(ex, _mm256_set1_epi32((23 - m) << 23)));
+    vec r = _mm256_sub_ps(_mm256_add_ps(_mm256_castsi256_ps(a), magic), magic);
+    r = _mm256_mul_ps(r, _mm256_castsi256_ps(_mm256_set1_epi32(b << 23)));
+    __m256i c = _mm256_srli_epi32(_mm256_castps_si256(r), 23 - m);
+    c = _mm256_or_si256(c, _mm256_and_si256(nan, _mm256_set1_epi32(nanbit)));
+    return _mm256_or_si256(c, sign);
+}
+
 static inline vec v_ld(int lk, const char *p, int n) {
     switch (lk) {
+    case LK_E4M3:
+        return e4m3_to_f32(_mm256_cvtepu8_epi32(ld_part(p, n, 1)));
+    case LK_E5M2:
+        return v_from_f16(_mm_slli_epi16(_mm_cvtepu8_epi16(ld_part(p, n, 1)), 8));
     case LK_B16:
         return _mm256_castsi256_ps(_mm256_cvtepu16_epi32(ld_part(p, n, 2)));
     case LK_B8:
@@ -109,6 +152,14 @@ static inline void v_st(int sk, char *p, vec v, int n, bool nt) {
     }
     case SK_U8: {
         __m128i w = pack16s(to_int(v, 0.0f, 255.0f));
+        st_part(p, _mm_packus_epi16(w, w), n, 1);
+        return;
+    }
+    case SK_E4M3:
+    case SK_E5M2: {
+        __m256i c =
+            sk == SK_E4M3 ? f32_to_f8(v, 4, 7, 0x43e80000, 1) : f32_to_f8(v, 5, 15, 0x47700000, 2);
+        __m128i w = pack16u(c);
         st_part(p, _mm_packus_epi16(w, w), n, 1);
         return;
     }

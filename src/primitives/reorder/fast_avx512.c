@@ -19,9 +19,43 @@ static inline vec v_keep_n(vec v, int n) {
     return _mm512_maskz_mov_ps(lanes(n), v);
 }
 
+/* f8 lanes to f32 and back, as fast_avx2.c (and convert.h) do. */
+static inline vec e4m3_to_f32(__m512i b) {
+    __m512i em = _mm512_and_si512(b, _mm512_set1_epi32(0x7f));
+    __m512i sign = _mm512_slli_epi32(_mm512_and_si512(b, _mm512_set1_epi32(0x80)), 24);
+    vec v = _mm512_mul_ps(_mm512_castsi512_ps(_mm512_slli_epi32(em, 20)), _mm512_set1_ps(0x1p120f));
+    __mmask16 nan = _mm512_cmpeq_epi32_mask(em, _mm512_set1_epi32(0x7f));
+    __m512i r = _mm512_mask_mov_epi32(_mm512_castps_si512(v), nan, _mm512_set1_epi32(0x7fc00000));
+    return _mm512_castsi512_ps(_mm512_or_si512(r, sign));
+}
+
+/* fast_avx2.c's f32_to_f8, 16 lanes: clamp to sat, round by adding and
+ * subtracting 2^(E + 23) (E raised to the smallest normal's exponent),
+ * rescale by 2^(b - 127) and take the bits; NaN lanes then or nanbit. */
+static inline __m512i f32_to_f8(vec v, int e, int b, int32_t sat, int32_t nanbit) {
+    const int m = 7 - e;
+    __m512i x = _mm512_castps_si512(v);
+    __m512i sign = _mm512_and_si512(_mm512_srli_epi32(x, 24), _mm512_set1_epi32(0x80));
+    __m512i ax = _mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff));
+    __mmask16 nan = _mm512_cmpgt_epi32_mask(ax, _mm512_set1_epi32(0x7f800000));
+    __m512i a = _mm512_min_epi32(ax, _mm512_set1_epi32(sat));
+    __m512i ex = _mm512_max_epi32(_mm512_and_si512(a, _mm512_set1_epi32(0x7f800000)),
+                                  _mm512_set1_epi32((128 - b) << 23));
+    vec magic = _mm512_castsi512_ps(_mm512_add_epi32(ex, _mm512_set1_epi32((23 - m) << 23)));
+    vec r = _mm512_sub_ps(_mm512_add_ps(_mm512_castsi512_ps(a), magic), magic);
+    r = _mm512_mul_ps(r, _mm512_castsi512_ps(_mm512_set1_epi32(b << 23)));
+    __m512i c = _mm512_srli_epi32(_mm512_castps_si512(r), 23 - m);
+    c = _mm512_mask_or_epi32(c, nan, c, _mm512_set1_epi32(nanbit));
+    return _mm512_or_si512(c, sign);
+}
+
 static inline vec v_ld(int lk, const char *p, int n) {
     __mmask16 m = lanes(n);
     switch (lk) {
+    case LK_E4M3:
+        return e4m3_to_f32(_mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, p)));
+    case LK_E5M2:
+        return v_from_f16(_mm256_slli_epi16(_mm256_cvtepu8_epi16(_mm_maskz_loadu_epi8(m, p)), 8));
     case LK_B16:
         return _mm512_castsi512_ps(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, p)));
     case LK_B8:
@@ -73,6 +107,12 @@ static inline void v_st(int sk, char *p, vec v, int n, bool nt) {
         return;
     case SK_U8:
         _mm_mask_storeu_epi8(p, m, _mm512_cvtepi32_epi8(to_int(v, 0.0f, 255.0f)));
+        return;
+    case SK_E4M3:
+        _mm_mask_storeu_epi8(p, m, _mm512_cvtepi32_epi8(f32_to_f8(v, 4, 7, 0x43e80000, 1)));
+        return;
+    case SK_E5M2:
+        _mm_mask_storeu_epi8(p, m, _mm512_cvtepi32_epi8(f32_to_f8(v, 5, 15, 0x47700000, 2)));
         return;
     default:
         if (nt && n == VL && ((uintptr_t)p & 63) == 0)

@@ -52,6 +52,10 @@ static int load_kind(lg_dtype dt) {
         return LK_S8;
     case LG_U8:
         return LK_U8;
+    case LG_F8_E4M3:
+        return LK_E4M3;
+    case LG_F8_E5M2:
+        return LK_E5M2;
     default:
         return LK_B32;
     }
@@ -69,6 +73,10 @@ static int store_kind(lg_dtype dt) {
         return SK_S8;
     case LG_U8:
         return SK_U8;
+    case LG_F8_E4M3:
+        return SK_E4M3;
+    case LG_F8_E5M2:
+        return SK_E5M2;
     default:
         return SK_B32;
     }
@@ -434,6 +442,8 @@ TRANS_F32_TO(trans_f32_bf16, SK_BF16)
 TRANS_F32_TO(trans_f32_s32, SK_S32)
 TRANS_F32_TO(trans_f32_s8, SK_S8)
 TRANS_F32_TO(trans_f32_u8, SK_U8)
+TRANS_F32_TO(trans_f32_e4m3, SK_E4M3)
+TRANS_F32_TO(trans_f32_e5m2, SK_E5M2)
 
 static void trans_any(const lg__rf_plan *p, const lg__rf_job *j, const lg__rf_ptrs *q,
                       const int64_t n[3], bool nt) {
@@ -469,9 +479,17 @@ void LG_RF_ENTRY(const lg__rf_plan *p, const lg__rf_job *j, const lg__rf_ptrs *q
             case LG_S8:
                 trans_f32_s8(p, j, q, n, nt);
                 return;
-            default:
+            case LG_U8:
                 trans_f32_u8(p, j, q, n, nt);
                 return;
+            case LG_F8_E4M3:
+                trans_f32_e4m3(p, j, q, n, nt);
+                return;
+            case LG_F8_E5M2:
+                trans_f32_e5m2(p, j, q, n, nt);
+                return;
+            default:
+                break;
             }
         }
         if (!p->copy)
@@ -534,6 +552,12 @@ void LG_RF_CVT(lg_dtype sdt, const void *src, lg_dtype ddt, void *dst, int64_t n
         case LG_S8:
             CVT_ROW(LK_B32, SK_S8);
             return;
+        case LG_F8_E4M3:
+            CVT_ROW(LK_B32, SK_E4M3);
+            return;
+        case LG_F8_E5M2:
+            CVT_ROW(LK_B32, SK_E5M2);
+            return;
         default:
             CVT_ROW(LK_B32, SK_U8);
             return;
@@ -551,6 +575,12 @@ void LG_RF_CVT(lg_dtype sdt, const void *src, lg_dtype ddt, void *dst, int64_t n
         return;
     case LG_S8:
         CVT_ROW(LK_S8, SK_B32);
+        return;
+    case LG_F8_E4M3:
+        CVT_ROW(LK_E4M3, SK_B32);
+        return;
+    case LG_F8_E5M2:
+        CVT_ROW(LK_E5M2, SK_B32);
         return;
     default:
         CVT_ROW(LK_U8, SK_B32);
