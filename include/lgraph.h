@@ -359,6 +359,46 @@ LG_API lg_status lg_conv_create(lg_kernel **k, const lg_conv_params *p, const lg
                                 const lg_md *weights, const lg_md *bias, const lg_md *dst,
                                 const lg_attr *attr);
 
+/* Pooling algorithms (oneDNN's pooling_max, pooling_avg_include_padding,
+ * pooling_avg_exclude_padding). */
+typedef enum lg_pool_alg {
+    LG_POOL_MAX = 0,
+    LG_POOL_AVG_INCLUDE_PADDING = 1, /* sum over the window / kernel size */
+    LG_POOL_AVG_EXCLUDE_PADDING = 2, /* sum over the window / taps inside the input */
+} lg_pool_alg;
+
+/* Pooling geometry, as lg_conv_params: entries beyond the spatial rank are
+ * ignored; dilates 0 is a dense kernel; pad_l / pad_r are the explicit
+ * padding before and after each spatial dim (ONNX ceil_mode is a pad_r large
+ * enough to give the extra output). Output size of each spatial dim:
+ *     (I + pad_l + pad_r - ((K - 1) * (dilate + 1) + 1)) / stride + 1. */
+typedef struct lg_pool_params {
+    lg_pool_alg alg;
+    int64_t kernel[3], strides[3], dilates[3], pad_l[3], pad_r[3];
+} lg_pool_params;
+
+/*
+ * Forward pooling, 1D/2D/3D (src N x C x spatial, ndims 3, 4 or 5), oneDNN's
+ * semantics: dst(n, c, o) = max or average of src(n, c, o * stride - pad_l +
+ * k * (dilate + 1)) over the kernel taps k that fall inside the input (the
+ * padding is never read; "avg include padding" still divides by the kernel
+ * size). A window with no tap inside the input gives 0. Types: f32, bf16 and
+ * f16 (computed in f32, rounded once to nearest even); s8, u8 and s32 (max
+ * exact; averages from an exact sum, rounded to nearest even and saturated).
+ * src and dst have the same type and dims N and C; dst's spatial dims must
+ * be the formula's. dst may be "any": it takes src's layout family (channel
+ * blocked aBcd8b / aBcd16b, channels last acdb, or plain). Any layouts work;
+ * channel-blocked, channels-last and plain ones run vector code, and a
+ * kernel covering the whole unpadded input (global average pooling) has its
+ * own path. dst's padding is written as zeros. Arguments: LG_ARG_SRC,
+ * LG_ARG_DST. LG_INVALID_ARGUMENT for NULL pointers, mismatched dims or
+ * types, sizes below 1, negative padding or dilation, a kernel wider than
+ * the padded input, inconsistent output dims; LG_UNIMPLEMENTED for other
+ * ndims.
+ */
+LG_API lg_status lg_pool_create(lg_kernel **k, const lg_pool_params *p, const lg_md *src,
+                                const lg_md *dst);
+
 /* The md of argument `arg` (e.g. LG_ARG_DST): for one given as "any", the
  * layout the kernel chose; otherwise the md it was given. LG_INVALID_ARGUMENT
  * for an argument the kernel does not have. */
