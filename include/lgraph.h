@@ -399,6 +399,28 @@ typedef struct lg_pool_params {
 LG_API lg_status lg_pool_create(lg_kernel **k, const lg_pool_params *p, const lg_md *src,
                                 const lg_md *dst);
 
+/* Softmax algorithms (oneDNN's softmax_accurate and softmax_log). */
+typedef enum lg_softmax_alg { LG_SOFTMAX = 0, LG_LOGSOFTMAX = 1 } lg_softmax_alg;
+
+/*
+ * Softmax over `axis`, numerically stable: per row (every index but the
+ * axis's), m = max x, s = sum exp(x - m), dst = exp(x - m) / s (LG_SOFTMAX)
+ * or (x - m) - log(s) (LG_LOGSOFTMAX). Computed in f32 for f32, bf16 and
+ * f16 src and dst. Error bound against the exact result y* of the f32
+ * inputs, with A the axis length and d = x - m:
+ *     softmax:     |y - y*| <= (|d| + A + 8) 2^-24 y* + 2^-148
+ *     log-softmax: |y - y*| <= (3 |d| + 3 |y*| + A + 8) 2^-24
+ * for f32 dst (tests/primitives/test_softmax.c asserts it on random rows);
+ * a bf16 or f16 dst adds its rounding (half an ulp). dst NULL or "any":
+ * src's md; otherwise the same dims, any layout. In place (same buffer,
+ * equal mds) is allowed. Plain and blocked layouts run vector code; dst's
+ * padding is written as zeros. Arguments: LG_ARG_SRC, LG_ARG_DST.
+ * LG_INVALID_ARGUMENT for NULL pointers, an axis out of range, a dim below
+ * 1, mismatched dims; LG_UNIMPLEMENTED for integer types.
+ */
+LG_API lg_status lg_softmax_create(lg_kernel **k, lg_softmax_alg alg, int axis, const lg_md *src,
+                                   const lg_md *dst);
+
 /* The md of argument `arg` (e.g. LG_ARG_DST): for one given as "any", the
  * layout the kernel chose; otherwise the md it was given. LG_INVALID_ARGUMENT
  * for an argument the kernel does not have. */
