@@ -421,6 +421,35 @@ typedef enum lg_softmax_alg { LG_SOFTMAX = 0, LG_LOGSOFTMAX = 1 } lg_softmax_alg
 LG_API lg_status lg_softmax_create(lg_kernel **k, lg_softmax_alg alg, int axis, const lg_md *src,
                                    const lg_md *dst);
 
+/* Batch-normalization execution arguments (oneDNN's DNNL_ARG_MEAN ...
+ * DNNL_ARG_SHIFT): f32 arrays of C values. */
+enum { LG_ARG_MEAN = 49, LG_ARG_VARIANCE = 50, LG_ARG_SCALE = 51, LG_ARG_SHIFT = 52 };
+
+/* Batch-normalization flags (oneDNN's values; statistics are always given,
+ * as with dnnl_use_global_stats). */
+enum {
+    LG_BNORM_FUSE_RELU = 0x4,  /* dst = max(y, 0) */
+    LG_BNORM_USE_SCALE = 0x8,  /* gamma from LG_ARG_SCALE (else 1) */
+    LG_BNORM_USE_SHIFT = 0x10, /* beta from LG_ARG_SHIFT (else 0) */
+};
+
+/*
+ * Batch normalization, inference: per channel c (dim 1 of src, ndims 2-5)
+ *     dst = gamma[c] / sqrt(var[c] + epsilon) * (src - mean[c]) + beta[c],
+ * computed in f32 as a = gamma / sqrtf(var + eps), y = (x - mean) * a + beta
+ * (unfused, the same bits on every path), then max(y, 0) with
+ * LG_BNORM_FUSE_RELU. mean and var come at execution (LG_ARG_MEAN,
+ * LG_ARG_VARIANCE), with gamma (LG_ARG_SCALE) and beta (LG_ARG_SHIFT) when the
+ * flags ask for them. f32, bf16 and f16 src / dst. dst NULL or "any": src's
+ * md; otherwise the same dims, any layout. In place (same buffer, equal
+ * mds) is allowed; dst's padding is written as zeros. LG_INVALID_ARGUMENT
+ * for NULL pointers, a dim below 1, mismatched dims, unknown flags, a
+ * negative or non-finite epsilon; LG_UNIMPLEMENTED for integer types and
+ * other ranks.
+ */
+LG_API lg_status lg_bnorm_create(lg_kernel **k, const lg_md *src, const lg_md *dst, float epsilon,
+                                 unsigned flags);
+
 /* The md of argument `arg` (e.g. LG_ARG_DST): for one given as "any", the
  * layout the kernel chose; otherwise the md it was given. LG_INVALID_ARGUMENT
  * for an argument the kernel does not have. */
