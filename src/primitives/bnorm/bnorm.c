@@ -112,7 +112,7 @@ lg_status lg_bnorm_create(lg_kernel **k, const lg_md *src, const lg_md *dst, flo
     if (!k) return BN_ERR(LG_INVALID_ARGUMENT, "kernel pointer is NULL");
     *k = NULL;
     if (!src) return BN_ERR(LG_INVALID_ARGUMENT, "src md is NULL");
-    if (!lg__md_ok(src)) return BN_ERR(LG_INVALID_ARGUMENT, "src md is not initialised");
+    LG_CHECK(lg__md_check(src, "lg_bnorm_create", "src md"));
     if (lg_md_is_any(src)) return BN_ERR(LG_INVALID_ARGUMENT, "src md is 'any'");
     if (src->ndims < 2 || src->ndims > 5)
         return BN_ERR(LG_UNIMPLEMENTED, "src md has %d dims (batch normalization takes 2 to 5)",
@@ -135,7 +135,7 @@ lg_status lg_bnorm_create(lg_kernel **k, const lg_md *src, const lg_md *dst, flo
     pd.flags = flags;
     lg__md_canon(src, &pd.src);
     if (!dst || lg_md_is_any(dst)) {
-        if (dst && !lg__md_ok(dst)) return BN_ERR(LG_INVALID_ARGUMENT, "dst md is not initialised");
+        if (dst) LG_CHECK(lg__md_check(dst, "lg_bnorm_create", "dst md"));
         bool same = !dst || (dst->ndims == src->ndims && dst->dtype == src->dtype);
         for (int d = 0; same && dst && d < src->ndims; d++) same = dst->dims[d] == src->dims[d];
         if (!same)
@@ -143,7 +143,7 @@ lg_status lg_bnorm_create(lg_kernel **k, const lg_md *src, const lg_md *dst, flo
                           "dst md ('any') differs from src md in dims or type");
         pd.dst = pd.src;
     } else {
-        if (!lg__md_ok(dst)) return BN_ERR(LG_INVALID_ARGUMENT, "dst md is not initialised");
+        LG_CHECK(lg__md_check(dst, "lg_bnorm_create", "dst md"));
         bool same = dst->ndims == src->ndims;
         for (int d = 0; same && d < src->ndims; d++) same = dst->dims[d] == src->dims[d];
         if (!same) return BN_ERR(LG_INVALID_ARGUMENT, "dst md dims differ from src md's");

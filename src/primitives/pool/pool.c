@@ -155,8 +155,8 @@ lg_status lg_pool_create(lg_kernel **k, const lg_pool_params *p, const lg_md *sr
     if (!p) return POOL_ERR(LG_INVALID_ARGUMENT, "params are NULL");
     if (!src) return POOL_ERR(LG_INVALID_ARGUMENT, "src md is NULL");
     if (!dst) return POOL_ERR(LG_INVALID_ARGUMENT, "dst md is NULL");
-    if (!lg__md_ok(src)) return POOL_ERR(LG_INVALID_ARGUMENT, "src md is not initialised");
-    if (!lg__md_ok(dst)) return POOL_ERR(LG_INVALID_ARGUMENT, "dst md is not initialised");
+    LG_CHECK(lg__md_check(src, "lg_pool_create", "src md"));
+    LG_CHECK(lg__md_check(dst, "lg_pool_create", "dst md"));
     if (lg_md_is_any(src)) return POOL_ERR(LG_INVALID_ARGUMENT, "src md is 'any'");
     if ((unsigned)p->alg > 2u)
         return POOL_ERR(LG_INVALID_ARGUMENT, "params alg %d is not an lg_pool_alg", (int)p->alg);

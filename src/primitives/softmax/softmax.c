@@ -178,7 +178,7 @@ lg_status lg_softmax_create(lg_kernel **k, lg_softmax_alg alg, int axis, const l
     if (!k) return SMX_ERR(LG_INVALID_ARGUMENT, "kernel pointer is NULL");
     *k = NULL;
     if (!src) return SMX_ERR(LG_INVALID_ARGUMENT, "src md is NULL");
-    if (!lg__md_ok(src)) return SMX_ERR(LG_INVALID_ARGUMENT, "src md is not initialised");
+    LG_CHECK(lg__md_check(src, "lg_softmax_create", "src md"));
     if (lg_md_is_any(src)) return SMX_ERR(LG_INVALID_ARGUMENT, "src md is 'any'");
     if ((unsigned)alg > 1u)
         return SMX_ERR(LG_INVALID_ARGUMENT, "alg %d is not an lg_softmax_alg", (int)alg);
@@ -198,8 +198,7 @@ lg_status lg_softmax_create(lg_kernel **k, lg_softmax_alg alg, int axis, const l
     pd.axis = axis;
     lg__md_canon(src, &pd.src);
     if (!dst || lg_md_is_any(dst)) {
-        if (dst && !lg__md_ok(dst))
-            return SMX_ERR(LG_INVALID_ARGUMENT, "dst md is not initialised");
+        if (dst) LG_CHECK(lg__md_check(dst, "lg_softmax_create", "dst md"));
         bool same = !dst || (dst->ndims == src->ndims && dst->dtype == src->dtype);
         for (int d = 0; same && dst && d < src->ndims; d++) same = dst->dims[d] == src->dims[d];
         if (!same)
@@ -207,7 +206,7 @@ lg_status lg_softmax_create(lg_kernel **k, lg_softmax_alg alg, int axis, const l
                            "dst md ('any') differs from src md in dims or type");
         pd.dst = pd.src;
     } else {
-        if (!lg__md_ok(dst)) return SMX_ERR(LG_INVALID_ARGUMENT, "dst md is not initialised");
+        LG_CHECK(lg__md_check(dst, "lg_softmax_create", "dst md"));
         bool same = dst->ndims == src->ndims;
         for (int d = 0; same && d < src->ndims; d++) same = dst->dims[d] == src->dims[d];
         if (!same) return SMX_ERR(LG_INVALID_ARGUMENT, "dst md dims differ from src md's");
