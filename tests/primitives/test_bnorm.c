@@ -7,38 +7,13 @@
 #include "memory/convert.h"
 #include "primitives/bnorm/bnorm.h"
 #include "primitives/eltwise/layout.h"
+#include "test_layers_util.h"
 #include "test_util.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static bool next_idx(int64_t *idx, const int64_t *dims, int nd) {
-    for (int d = nd - 1; d >= 0; d--) {
-        if (++idx[d] < dims[d]) return true;
-        idx[d] = 0;
-    }
-    return false;
-}
-
-/* fam: 0 plain, 1 channels last, 2 aB..8b, 3 aB..16b. */
-static void family_tag(int fam, int nd, char *tag) {
-    int n = 0;
-    tag[n++] = 'a';
-    if (fam == 0) {
-        for (int i = 1; i < nd; i++) tag[n++] = (char)('a' + i);
-    } else if (fam == 1) {
-        for (int i = 2; i < nd; i++) tag[n++] = (char)('a' + i);
-        tag[n++] = 'b';
-    } else {
-        tag[n++] = 'B';
-        for (int i = 2; i < nd; i++) tag[n++] = (char)('a' + i);
-    }
-    tag[n] = 0;
-    if (fam == 2) strcat(tag, "8b");
-    if (fam == 3) strcat(tag, "16b");
-}
 
 static void run_one(lg_rng *r, int nd, const int64_t *dims, int fam, lg_dtype dt, unsigned flags,
                     float eps) {

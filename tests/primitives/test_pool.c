@@ -8,37 +8,13 @@
 #include "memory/convert.h"
 #include "primitives/eltwise/layout.h"
 #include "primitives/pool/pool.h"
+#include "test_layers_util.h"
 #include "test_util.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The family's tag for nd dims: 0 plain, 1 channels last, 2 aB..8b, 3 aB..16b. */
-static void family_tag(int fam, int nd, char *tag) {
-    const char *sp = "cde";
-    int n = 0;
-    tag[n++] = 'a';
-    tag[n++] = fam >= 2 ? 'B' : fam == 0 ? 'b' : sp[0];
-    if (fam == 1) {
-        for (int i = 1; i < nd - 2; i++) tag[n++] = sp[i];
-        tag[n++] = 'b';
-    } else {
-        for (int i = 0; i < nd - 2; i++) tag[n++] = sp[i];
-    }
-    tag[n] = 0;
-    if (fam == 2) strcat(tag, "8b");
-    if (fam == 3) strcat(tag, "16b");
-}
-
-static bool next_idx(int64_t *idx, const int64_t *dims, int nd) {
-    for (int d = nd - 1; d >= 0; d--) {
-        if (++idx[d] < dims[d]) return true;
-        idx[d] = 0;
-    }
-    return false;
-}
 
 /* Random logical elements of md into a zeroed buffer. */
 static void *fill(const lg_md *md, lg_rng *r, bool specials) {

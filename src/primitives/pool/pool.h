@@ -8,6 +8,8 @@
 #include "primitives/cpu.h"
 #include "primitives/pool/chview.h"
 
+#include <math.h>
+
 /* A validated pooling problem, zeroed then filled (the kernel cache hashes
  * its bytes). Geometry is right-aligned into d, h, w: unused leading dims
  * have k = s = 1 and no padding or dilation. dil is oneDNN's (0: dense). */
@@ -40,6 +42,27 @@ static inline int64_t lg__pool_count(int alg, const lg__pool_geom *g, const lg__
                                      const lg__pool_taps *th, const lg__pool_taps *tw) {
     if (alg == 1) return g->kprod; /* LG_POOL_AVG_INCLUDE_PADDING */
     return (int64_t)(td->hi - td->lo) * (th->hi - th->lo) * (tw->hi - tw->lo);
+}
+
+/* Integer element i of p (s32, s8 or u8). */
+static inline int64_t lg__pool_ld_int(const void *p, lg_dtype dt, int64_t i) {
+    return dt == LG_S32  ? ((const int32_t *)p)[i]
+           : dt == LG_S8 ? ((const int8_t *)p)[i]
+                         : ((const uint8_t *)p)[i];
+}
+
+/* v saturated to dt (s32, s8 or u8), rounded to nearest even, stored at i. */
+static inline void lg__pool_st_int(void *p, lg_dtype dt, int64_t i, double v) {
+    double lo = dt == LG_S32 ? -2147483648.0 : dt == LG_S8 ? -128.0 : 0.0;
+    double hi = dt == LG_S32 ? 2147483647.0 : dt == LG_S8 ? 127.0 : 255.0;
+    v = v < lo ? lo : v > hi ? hi : v;
+    int64_t r = (int64_t)nearbyint(v);
+    if (dt == LG_S32)
+        ((int32_t *)p)[i] = (int32_t)r;
+    else if (dt == LG_S8)
+        ((int8_t *)p)[i] = (int8_t)r;
+    else
+        ((uint8_t *)p)[i] = (uint8_t)r;
 }
 
 /* The scalar truth: every dst element through lg__md_off, dst's padding

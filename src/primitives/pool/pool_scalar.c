@@ -6,26 +6,6 @@
 
 #include <math.h>
 
-/* Integer element i of p (s32, s8 or u8). */
-static inline int64_t ld_int(const void *p, lg_dtype dt, int64_t i) {
-    return dt == LG_S32  ? ((const int32_t *)p)[i]
-           : dt == LG_S8 ? ((const int8_t *)p)[i]
-                         : ((const uint8_t *)p)[i];
-}
-
-static inline void st_int(void *p, lg_dtype dt, int64_t i, double v) {
-    double lo = dt == LG_S32 ? -2147483648.0 : dt == LG_S8 ? -128.0 : 0.0;
-    double hi = dt == LG_S32 ? 2147483647.0 : dt == LG_S8 ? 127.0 : 255.0;
-    v = v < lo ? lo : v > hi ? hi : v;
-    int64_t r = (int64_t)nearbyint(v);
-    if (dt == LG_S32)
-        ((int32_t *)p)[i] = (int32_t)r;
-    else if (dt == LG_S8)
-        ((int8_t *)p)[i] = (int8_t)r;
-    else
-        ((uint8_t *)p)[i] = (uint8_t)r;
-}
-
 /* One output element: lane l of the window (taps td x th x tw) at sbase. */
 static void point(const lg__pool_job *j, const void *src, void *dst, int64_t sbase, int64_t doff,
                   const lg__pool_taps *td, const lg__pool_taps *th, const lg__pool_taps *tw) {
@@ -43,7 +23,7 @@ static void point(const lg__pool_job *j, const void *src, void *dst, int64_t sba
                             (th->in0 + b * g->step[1]) * sv->ss[1] +
                             (tw->in0 + e * g->step[2]) * sv->ss[2];
                 if (ints) {
-                    int64_t x = ld_int(src, dt, p);
+                    int64_t x = lg__pool_ld_int(src, dt, p);
                     im = x > im ? x : im;
                     is += x;
                 } else {
@@ -54,7 +34,10 @@ static void point(const lg__pool_job *j, const void *src, void *dst, int64_t sba
             }
     int64_t cnt = lg__pool_count(j->pd->alg, g, td, th, tw);
     if (ints)
-        st_int(dst, dt, doff, empty ? 0.0 : is_max ? (double)im : (double)is / (double)cnt);
+        lg__pool_st_int(dst, dt, doff,
+                        empty    ? 0.0
+                        : is_max ? (double)im
+                                 : (double)is / (double)cnt);
     else
         lg__store_f32(dst, dt, doff, empty ? 0.0f : is_max ? m : s / (float)cnt);
 }

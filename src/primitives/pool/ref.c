@@ -41,30 +41,6 @@ static bool is_int(lg_dtype dt) {
     return dt == LG_S32 || dt == LG_S8 || dt == LG_U8;
 }
 
-static int64_t load_int(const void *p, lg_dtype dt, int64_t i) {
-    switch (dt) {
-    case LG_S32:
-        return ((const int32_t *)p)[i];
-    case LG_S8:
-        return ((const int8_t *)p)[i];
-    default:
-        return ((const uint8_t *)p)[i];
-    }
-}
-
-static void store_int(void *p, lg_dtype dt, int64_t i, double v) {
-    double lo = dt == LG_S32 ? -2147483648.0 : dt == LG_S8 ? -128.0 : 0.0;
-    double hi = dt == LG_S32 ? 2147483647.0 : dt == LG_S8 ? 127.0 : 255.0;
-    v = v < lo ? lo : v > hi ? hi : v;
-    int64_t r = (int64_t)nearbyint(v);
-    if (dt == LG_S32)
-        ((int32_t *)p)[i] = (int32_t)r;
-    else if (dt == LG_S8)
-        ((int8_t *)p)[i] = (int8_t)r;
-    else
-        ((uint8_t *)p)[i] = (uint8_t)r;
-}
-
 void lg__pool_ref(const lg__pool_pd *pd, const lg__pool_geom *g, const int64_t *padtab,
                   const void *src, void *dst) {
     const lg_md *sm = &pd->src, *dm = &pd->dst;
@@ -92,7 +68,7 @@ void lg__pool_ref(const lg__pool_pd *pd, const lg__pool_geom *g, const int64_t *
                                         si[2 + i - first] = t[i]->in0 + kk[i] * g->step[i];
                                     int64_t off = lg__md_off(sm, si);
                                     if (is_int(dt)) {
-                                        int64_t x = load_int(src, dt, off);
+                                        int64_t x = lg__pool_ld_int(src, dt, off);
                                         im = x > im ? x : im;
                                         isum += x;
                                     } else {
@@ -109,7 +85,7 @@ void lg__pool_ref(const lg__pool_pd *pd, const lg__pool_geom *g, const int64_t *
                             double v = empty          ? 0.0
                                        : pd->alg == 0 ? (double)im
                                                       : (double)isum / (double)cnt;
-                            store_int(dst, dt, off, v);
+                            lg__pool_st_int(dst, dt, off, v);
                         } else {
                             float v = empty ? 0.0f : pd->alg == 0 ? m : sum / (float)cnt;
                             lg__store_f32(dst, dt, off, v);
