@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define LG_INTERNAL     __attribute__((visibility("hidden")))
 #define LG_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -20,6 +21,18 @@
 LG_INTERNAL lg_status lg__error(lg_status status, const char *where, const char *fmt, ...)
     LG_PRINTF(3, 4);
 #define LG_ERROR(status, ...) lg__error((status), __func__, __VA_ARGS__)
+
+/* Set this thread's last error to `msg` as it is ("where: message", e.g.
+ * one recorded on another thread, which an asynchronous execution hands
+ * over); an empty msg leaves it unchanged. */
+LG_INTERNAL void lg__error_copy(const char *msg);
+
+/* Copy this thread's last error into buf, to quote it in a new message (a
+ * message may not be formatted from the buffer it is written into). */
+static inline const char *lg__why(char *buf, size_t len) {
+    snprintf(buf, len, "%s", lg_last_error());
+    return buf;
+}
 
 /* Return `status` from the enclosing function unless it is LG_OK. */
 #define LG_CHECK(expr)                                                                             \

@@ -32,6 +32,10 @@ const char *lg_last_error(void) {
     return last_error;
 }
 
+void lg__error_copy(const char *msg) {
+    if (*msg) snprintf(last_error, sizeof last_error, "%s", msg);
+}
+
 lg_status lg__error(lg_status status, const char *where, const char *fmt, ...) {
     if (!where) return status; /* a quiet probe records nothing */
     int n = snprintf(last_error, sizeof last_error, "%s: ", where);

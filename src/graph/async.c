@@ -41,7 +41,7 @@ static void after_cb(uv_work_t *w, int uv_status) {
         end_inflight(r->plan);
         s = lg__error(LG_RUNTIME_ERROR, "lg_plan_execute_async", "the execution was cancelled");
     } else if (s != LG_OK) {
-        lg__error_restore(r->error);
+        lg__error_copy(r->error);
     }
     if (r->done) r->done(s, r->user);
     lg__free(r);

@@ -54,7 +54,6 @@ static lg_status push_value(lg_graph *g, const lg__value *v, lg_value *out, cons
     if (!lg__grow((void **)&g->vals, g->nvals, &g->capv, sizeof *g->vals))
         return lg__error(LG_OUT_OF_MEMORY, where, "cannot grow the value array");
     g->vals[g->nvals] = *v;
-    g->vals[g->nvals].place.base = -1;
     *out = (lg_value)g->nvals++;
     return LG_OK;
 }
@@ -147,25 +146,15 @@ lg_status lg__graph_check_value(const lg_graph *g, lg_value v, const char *what,
 
 lg_status lg__graph_add_node(lg_graph *g, lg__node *node, lg_value *out, const char *where) {
     const lg__node_ops *ops = lg__node_ops_of(node->kind);
-    lg_md md;
-    LG_CHECK(ops->infer(g->vals, node, g->nnodes, &md, where));
+    lg_md md, in[LG_NODE_MAX_IN];
+    for (int i = 0; i < node->nin; i++) in[i] = g->vals[node->in[i]].md;
+    LG_CHECK(ops->infer(node, in, g->nnodes, &md, where));
     if (!lg__grow((void **)&g->nodes, g->nnodes, &g->capn, sizeof *g->nodes))
         return lg__error(LG_OUT_OF_MEMORY, where, "cannot grow the node array");
     lg__value v = {.kind = LG_VAL_NODE, .producer = g->nnodes, .input = -1};
     lg__md_canon(&md, &v.md);
     LG_CHECK(push_value(g, &v, out, where));
     node->out = *out;
-    node->sum_src = LG_NO_VALUE;
     g->nodes[g->nnodes++] = *node;
     return LG_OK;
-}
-
-void lg__error_restore(const char *saved) {
-    const char *sep = strstr(saved, ": ");
-    if (!sep) return;
-    char where[256];
-    size_t n = (size_t)(sep - saved) < sizeof where - 1 ? (size_t)(sep - saved) : sizeof where - 1;
-    memcpy(where, saved, n);
-    where[n] = '\0';
-    lg__error(LG_OK, where, "%s", sep + 2);
 }

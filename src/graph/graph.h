@@ -1,13 +1,12 @@
-/* The graph IR: values (tensors), nodes and outputs.
+/* The builder's graph: values (tensors), nodes and outputs, and the hook
+ * table of every node kind.
  *
- * Two structures share these types:
- *  - struct lg_graph, what the user builds with lg_graph_add_*: every node's
- *    result is a new value whose md holds its dims and type (format "any");
- *    inputs keep the md they were given, constants a concrete one;
- *  - lg__graph, the compiler's working copy (src/passes): the passes assign
- *    a concrete layout to every value, insert reorder nodes, fold, fuse and
- *    place values in memory. It borrows names and constant data from the
- *    lg_graph it was copied from, and owns what the passes allocate.
+ * struct lg_graph is what the user builds with lg_graph_add_*: every node's
+ * result is a new value whose md holds its dims and type (format "any");
+ * inputs keep the md they were given, constants a concrete one. The
+ * compiler (src/passes/ir.h) copies it into its own IR, whose nodes and
+ * values extend these with what only compiling needs (layouts read, fused
+ * post-ops, places in memory, kernels); this header knows nothing of that.
  *
  * A value id (lg_value) is an index into the value array; nodes are kept in
  * the order they were added, which is a topological order (a node can only
@@ -35,55 +34,50 @@ typedef enum lg__val_kind {
     LG_VAL_NODE,     /* produced by a node */
 } lg__val_kind;
 
-/* Where a value lives during an execution (filled by the memory planner and
- * the plan builder). Bases: 0 the arena, then the inputs, the outputs and the
- * constants, in that order (see src/graph/plan.h). */
-typedef struct lg__place {
-    int base; /* -1: not placed yet */
-    int64_t offset;
-} lg__place;
+/* The fields of a value, shared by the builder's value and the compiler's
+ * (which adds its place in memory). */
+#define LG__VALUE_FIELDS                                                                           \
+    lg__val_kind kind;                                                                             \
+    lg_md md;         /* see the file comment: dims/type, then the layout */                       \
+    int producer;     /* LG_VAL_NODE: index of the node producing it */                            \
+    int input;        /* LG_VAL_INPUT: its number among the inputs */                              \
+    const char *name; /* inputs and constants; NULL otherwise */                                   \
+    const void *data; /* constants: lg_md_size(&md) bytes */
 
 typedef struct lg__value {
-    lg__val_kind kind;
-    lg_md md;         /* see the file comment: dims/type, then the layout */
-    int producer;     /* LG_VAL_NODE: index of the node producing it */
-    int input;        /* LG_VAL_INPUT: its number among the inputs */
-    const char *name; /* inputs and constants; NULL otherwise */
-    const void *data; /* constants: lg_md_size(&md) bytes */
-    lg__place place;  /* compile only */
+    LG__VALUE_FIELDS
 } lg__value;
 
+/* The parameters of a node, by kind. */
+typedef union lg__node_params {
+    lg_conv_params conv;
+    struct {
+        int alg;
+        float alpha, beta;
+    } eltwise;
+    struct {
+        int alg;
+    } binary;
+    struct {
+        int axis;
+        int64_t group_size;
+    } shuffle;
+    struct {
+        lg_md dst;
+    } reorder;
+} lg__node_params;
+
+/* The fields of a node as the builder makes it (what every hook sees),
+ * shared by the compiler's node, which adds compile-only state. */
+#define LG__NODE_FIELDS                                                                            \
+    lg__node_kind kind;                                                                            \
+    int nin;                                                                                       \
+    lg_value in[LG_NODE_MAX_IN];                                                                   \
+    lg_value out;                                                                                  \
+    lg__node_params p;
+
 typedef struct lg__node {
-    lg__node_kind kind;
-    int nin;
-    lg_value in[LG_NODE_MAX_IN];
-    lg_value out;
-    union {
-        lg_conv_params conv;
-        struct {
-            int alg;
-            float alpha, beta;
-        } eltwise;
-        struct {
-            int alg;
-        } binary;
-        struct {
-            int axis;
-            int64_t group_size;
-        } shuffle;
-        struct {
-            lg_md dst;
-        } reorder;
-    } p;
-    /* Compile only. */
-    lg_md in_md[LG_NODE_MAX_IN]; /* layout each input is read in (set by a strategy) */
-    bool dead;                   /* folded or fused away */
-    bool inserted;               /* a reorder the compiler added */
-    bool copy;                   /* a copy into an output buffer (never folded) */
-    int npost;                   /* fused post-ops (conv) */
-    lg__post_op post[LG_MAX_POST_OPS];
-    lg_value sum_src;  /* fused residual add's other input, or LG_NO_VALUE */
-    lg_kernel *kernel; /* created by the create_kernels pass */
+    LG__NODE_FIELDS
 } lg__node;
 
 typedef struct lg__output {
@@ -103,51 +97,74 @@ struct lg_graph {
     int ninputs;
 };
 
-/* The compiler's working copy (see the file comment). sched lists the live
- * nodes in execution order; passes keep it topological. */
-typedef struct lg__graph {
-    const struct lg_graph *src;
-    lg__value *vals;
-    int nvals, capv;
-    lg__node *nodes;
-    int nnodes, capn;
-    lg__output *outs;
-    int nouts;
-    int ninputs;
-    int *sched;
-    int nsched, capsched;
-    void **owned; /* buffers the passes allocated (folded constants) */
-    int nowned, capowned;
-    /* Options and results the passes share. */
-    lg_strategy strategy;
-    int folded;        /* reorders of constants done at compile time */
-    bool exact;        /* the layout assignment is proven optimal */
-    bool fuse;         /* the fuse pass will run (the cost model counts fusion) */
-    double model_cost; /* cost of the assignment (src/passes/cost_model.h) */
-    int64_t arena_bytes;
-} lg__graph;
+/* One layout configuration of a node: the layout each input is read in and
+ * the layout its result is written in. */
+typedef struct lg__layout_cfg {
+    lg_md in[LG_NODE_MAX_IN];
+    lg_md out;
+} lg__layout_cfg;
 
-/* The hooks of one node kind (src/graph/nodes/<kind>.c). */
+/* Most configurations a kind offers the OPTIMAL strategy for one node. */
+#define LG_NODE_MAX_CFG 24
+
+/* What the cost model needs beyond bytes (src/passes/cost_model.h): the
+ * node's arithmetic and how much slower its kernel runs it in the given
+ * layouts than in its best ones (1 = best). */
+typedef struct lg__node_cost {
+    double flops;
+    double slowdown;
+} lg__node_cost;
+
+/* The hooks of one node kind (src/graph/nodes/<kind>.c): every question a
+ * compile pass asks about a node is answered here, so no pass branches on
+ * the kind. A hook sees the node (its kind, parameters and input count) and
+ * mds only, never the graph: `in` holds the node's nin input mds and `out`
+ * its result's md. Optional hooks may be NULL (the comment says what NULL
+ * means). */
 typedef struct lg__node_ops {
     const char *name;
     /* Execution argument id of each input (conv: SRC, WEIGHTS, BIAS). */
     int in_args[LG_NODE_MAX_IN];
-    /* Check node (inputs already known to exist) against the values and
-     * write its result's dims and type into *out (format "any"). Errors are
-     * reported naming `where` and the node. */
-    lg_status (*infer)(const lg__value *vals, const lg__node *node, int index, lg_md *out,
+    /* The result may take input 0's buffer (the kernel allows src == dst)
+     * when input 0 has the result's md and dies at the node. */
+    bool inplace;
+    /* With every input a constant, the node runs once at compile time
+     * (fold_constants) unless its result is a graph output. */
+    bool foldable;
+    /* Check the node against its inputs' mds (dims and types) and write its
+     * result's dims and type into *out (format "any"), validating through
+     * the kernel kind's own validator. Errors name `where` and node `index`. */
+    lg_status (*infer)(const lg__node *node, const lg_md *in, int index, lg_md *out,
                        const char *where);
-    /* Strategies: set node->in_md[] and the md of node->out from the
-     * layouts of the input values (see src/passes/propagate.c). */
-    lg_status (*layout_none)(lg__graph *ir, int n);
-    lg_status (*layout_greedy)(lg__graph *ir, int n);
-    /* The layout this node would like for input i when the input's layout
-     * is still free ("any" inputs); false if it has no preference. */
-    bool (*prefers)(const lg__graph *ir, int n, int i, lg_md *md);
-    /* Create the kernel for the node's final layouts (and post-ops). */
-    lg_status (*create)(const lg__graph *ir, const lg__node *node, lg_kernel **k);
+    /* Strategies NONE and GREEDY: from the inputs' current mds in[], write
+     * the layout each input is read in (read[]) and the result's layout
+     * (*out holds the result's "any" md on entry). */
+    lg_status (*layout_none)(const lg__node *node, const lg_md *in, lg_md *read, lg_md *out);
+    lg_status (*layout_greedy)(const lg__node *node, const lg_md *in, lg_md *read, lg_md *out);
+    /* The layout the node would like input i in when that input's layout is
+     * still free ("any"); false (or NULL) for no preference. */
+    bool (*prefers)(const lg__node *node, const lg_md *in, const lg_md *out, int i, lg_md *md);
+    /* OPTIMAL: the configurations the node can run in, given its inputs' and
+     * result's shapes; at most LG_NODE_MAX_CFG written into cfg, count
+     * returned. */
+    int (*candidates)(const lg__node *node, const lg_md *in, const lg_md *out, lg__layout_cfg *cfg);
+    /* Cost inputs in the configuration (in[] read layouts, *out result
+     * layout). NULL: memory-bound (no flops). */
+    void (*cost)(const lg__node *node, const lg_md *in, const lg_md *out, lg__node_cost *c);
+    /* The node as a post-op of the producer of its input `slot`: *op, and in
+     * *other the input a sum post-op adds (-1 for none). NULL or false: it
+     * cannot be fused into its producer. */
+    bool (*as_post_op)(const lg__node *node, int slot, lg__post_op *op, int *other);
+    /* True if the kernel of this node, in these layouts, runs the post-op
+     * chain post[0..npost). NULL: the kind absorbs no post-ops. */
+    bool (*accepts_post)(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
+                         const lg__post_op *post);
+    /* Create the kernel for the final layouts and post-ops. */
+    lg_status (*create)(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
+                        const lg__post_op *post, lg_kernel **k);
     /* The node's parameters for dumps, e.g. "alg:relu alpha:0". */
-    void (*describe)(const lg__graph *ir, const lg__node *node, char *buf, size_t len);
+    void (*describe)(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
+                     const lg__post_op *post, char *buf, size_t len);
 } lg__node_ops;
 
 #define X(id, name) LG_INTERNAL extern const lg__node_ops lg__node_##name##_ops;
@@ -159,18 +176,6 @@ LG_INTERNAL const lg__node_ops *lg__node_ops_of(lg__node_kind kind);
 
 /* ---- helpers for the node files (src/graph/graph.c) ---- */
 
-/* Copy this thread's last error into buf, to quote it in a new message (a
- * message may not be formatted from the buffer it is written into). */
-static inline const char *lg__why(char *buf, size_t len) {
-    snprintf(buf, len, "%s", lg_last_error());
-    return buf;
-}
-
-/* Set this thread's last error back to `saved` (a copy of lg_last_error():
- * "where: message"), e.g. after a probe that failed, or on another thread;
- * nothing if saved is empty. */
-LG_INTERNAL void lg__error_restore(const char *saved);
-
 /* Check that v names an existing value of g; error names `where`, the node
  * being added (index, kind) and the operand `what`. */
 LG_INTERNAL lg_status lg__graph_check_value(const struct lg_graph *g, lg_value v, const char *what,
@@ -180,9 +185,6 @@ LG_INTERNAL lg_status lg__graph_check_value(const struct lg_graph *g, lg_value v
  * gets the new value. Runs the kind's infer hook first. */
 LG_INTERNAL lg_status lg__graph_add_node(struct lg_graph *g, lg__node *node, lg_value *out,
                                          const char *where);
-
-/* A static name of an eltwise algorithm ("relu"; "unknown" otherwise). */
-LG_INTERNAL const char *lg__eltwise_alg_str(int alg);
 
 /* ---- layout helpers shared by the strategies ---- */
 
@@ -196,9 +198,20 @@ LG_INTERNAL void lg__md_like(const lg_md *layout, const lg_md *shape, lg_md *out
 /* True if md is concrete and dense (no gaps, no offset). */
 LG_INTERNAL bool lg__md_dense_concrete(const lg_md *md);
 
-/* Shared strategy hooks: every input read and the result written plain;
- * the result in the layout of input 0 (dense), every input read as it is. */
-LG_INTERNAL lg_status lg__layout_all_plain(lg__graph *ir, int n);
-LG_INTERNAL lg_status lg__layout_keep(lg__graph *ir, int n);
+/* The layouts a tensor of shape's dims may take: plain, channels-last and
+ * channel-blocked (block 16 with AVX-512, else 8) for 3D-5D tensors with more
+ * than one channel; plain otherwise. Returns the count (at most 3). */
+LG_INTERNAL int lg__layouts_of(const lg_md *shape, lg_md out[3]);
+
+/* Shared hooks. layout: every input read and the result written plain; the
+ * result in the layout of input 0 (dense), every input read as it is.
+ * candidates: the result and every same-shaped input in one layout, a
+ * broadcast input (binary) in any of its own layouts. */
+LG_INTERNAL lg_status lg__layout_all_plain(const lg__node *node, const lg_md *in, lg_md *read,
+                                           lg_md *out);
+LG_INTERNAL lg_status lg__layout_keep(const lg__node *node, const lg_md *in, lg_md *read,
+                                      lg_md *out);
+LG_INTERNAL int lg__candidates_same_layout(const lg__node *node, const lg_md *in, const lg_md *out,
+                                           lg__layout_cfg *cfg);
 
 #endif /* LG_GRAPH_GRAPH_H */

@@ -1,5 +1,6 @@
 /* Layout helpers the strategies and node hooks share. */
 #include "graph/graph.h"
+#include "primitives/cpu.h"
 
 #include <string.h>
 
@@ -37,24 +38,64 @@ void lg__md_like(const lg_md *layout, const lg_md *shape, lg_md *out) {
     lg__md_plain(shape, out);
 }
 
-lg_status lg__layout_all_plain(lg__graph *ir, int n) {
-    lg__node *node = &ir->nodes[n];
-    for (int i = 0; i < node->nin; i++) lg__md_plain(&ir->vals[node->in[i]].md, &node->in_md[i]);
-    lg__md_plain(&ir->vals[node->out].md, &ir->vals[node->out].md);
+int lg__layouts_of(const lg_md *shape, lg_md out[3]) {
+    lg__md_plain(shape, &out[0]);
+    int nd = shape->ndims;
+    if (nd < 3 || nd > 5 || shape->dims[1] < 2) return 1;
+    static const char *last[] = {"acb", "acdb", "acdeb"};
+    static const char *blk[] = {"aBc%db", "aBcd%db", "aBcde%db"};
+    char tag[32];
+    snprintf(tag, sizeof tag, blk[nd - 3], lg__cpu_isa() >= LG_ISA_AVX512 ? 16 : 8);
+    int k = 1;
+    lg_md md;
+    if (lg_md_init_tag(&md, nd, shape->dims, shape->dtype, last[nd - 3]) == LG_OK)
+        lg__md_canon(&md, &out[k++]);
+    if (lg_md_init_tag(&md, nd, shape->dims, shape->dtype, tag) == LG_OK)
+        lg__md_canon(&md, &out[k++]);
+    return k;
+}
+
+lg_status lg__layout_all_plain(const lg__node *node, const lg_md *in, lg_md *read, lg_md *out) {
+    for (int i = 0; i < node->nin; i++) lg__md_plain(&in[i], &read[i]);
+    lg__md_plain(out, out);
     return LG_OK;
 }
 
-lg_status lg__layout_keep(lg__graph *ir, int n) {
-    lg__node *node = &ir->nodes[n];
+lg_status lg__layout_keep(const lg__node *node, const lg_md *in, lg_md *read, lg_md *out) {
     for (int i = 0; i < node->nin; i++) {
-        const lg_md *v = &ir->vals[node->in[i]].md;
-        if (lg__md_dense_concrete(v))
-            node->in_md[i] = *v;
+        if (lg__md_dense_concrete(&in[i]))
+            read[i] = in[i];
         else
-            lg__md_plain(v, &node->in_md[i]);
+            lg__md_plain(&in[i], &read[i]);
     }
-    lg_md out;
-    lg__md_like(&node->in_md[0], &ir->vals[node->out].md, &out);
-    ir->vals[node->out].md = out;
+    lg_md md;
+    lg__md_like(&read[0], out, &md);
+    *out = md;
     return LG_OK;
+}
+
+int lg__candidates_same_layout(const lg__node *node, const lg_md *in, const lg_md *out,
+                               lg__layout_cfg *cfg) {
+    lg_md lo[3];
+    int no = lg__layouts_of(out, lo), k = 0;
+    for (int a = 0; a < no; a++) {
+        lg__layout_cfg c;
+        memset(&c, 0, sizeof c);
+        c.out = lo[a];
+        lg__md_like(&lo[a], &in[0], &c.in[0]);
+        if (node->nin < 2) {
+            cfg[k++] = c;
+            continue;
+        }
+        lg_md lb[3];
+        int nb = 1;
+        lg__md_like(&lo[a], &in[1], &lb[0]);
+        for (int d = 0; d < in[1].ndims; d++)
+            if (in[1].dims[d] != out->dims[d]) nb = lg__layouts_of(&in[1], lb); /* broadcast */
+        for (int i = 0; i < nb; i++) {
+            c.in[1] = lb[i];
+            cfg[k++] = c;
+        }
+    }
+    return k;
 }

@@ -12,6 +12,13 @@
 
 #include <uv.h>
 
+/* Where a buffer lives during an execution: bases[base] + offset (the
+ * compiler's memory planner and plan builder fill it in). */
+typedef struct lg__place {
+    int base; /* -1: not placed yet */
+    int64_t offset;
+} lg__place;
+
 /* One kernel run. bufs[] follows the kernel's slots (base -1: an absent
  * optional argument). The rest describes the step for dumps. */
 typedef struct lg__step {
@@ -73,13 +80,8 @@ struct lg_plan {
 /* A plan with its locks initialised and nothing else, or NULL. */
 LG_INTERNAL lg_plan *lg__plan_new(void);
 
-/* Build the plan from a compiled graph (src/graph/plan_build.c): place what
- * the memory planner left unplaced (inputs, outputs, constants, which the
- * plan copies, and intermediates when plan_memory was skipped), turn every
- * scheduled node into a step (taking its kernel reference), add a copy step
- * before a conv whose fused sum source is not already in its result's
- * buffer, and fill the statistics but compile_ms. */
-LG_INTERNAL lg_status lg__plan_build(lg__graph *ir, int num_threads, lg_plan **out);
+/* The plan is built by the compiler (src/passes/plan_build.c,
+ * lg__plan_build); this header is all it needs of the plan. */
 
 /* Check the bindings against the plan's inputs and outputs (every one bound
  * once, by a known name, to a non-NULL buffer; outputs overlapping nothing

@@ -6,10 +6,10 @@
 lg_status lg__pass_create_kernels(lg__graph *ir) {
     for (int i = 0; i < ir->nsched; i++) {
         int n = ir->sched[i];
-        lg__node *node = &ir->nodes[n];
+        lg__cnode *node = &ir->nodes[n];
         const lg__node_ops *ops = lg__node_ops_of(node->kind);
         lg_kernel *k = NULL;
-        lg_status s = ops->create(ir, node, &k);
+        lg_status s = lg__ir_create_kernel(ir, node, &k);
         if (s != LG_OK) {
             char why[512];
             return LG_COMPILE_ERROR(s, "node %d (%s): cannot create its kernel: %s", n, ops->name,

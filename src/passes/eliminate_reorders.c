@@ -28,7 +28,7 @@ static bool lossless(lg_dtype from, lg_dtype to) {
 /* Make every reader and output of `from` use `to` instead. */
 static void replace_uses(lg__graph *ir, lg_value from, lg_value to) {
     for (int i = 0; i < ir->nsched; i++) {
-        lg__node *node = &ir->nodes[ir->sched[i]];
+        lg__cnode *node = &ir->nodes[ir->sched[i]];
         for (int j = 0; j < node->nin; j++)
             if (node->in[j] == from) node->in[j] = to;
         if (node->sum_src == from) node->sum_src = to;

@@ -27,7 +27,7 @@ lg_status lg__pass_eliminate_shuffles(lg__graph *ir) {
         lg_value src = ir->nodes[s1].in[0], out = ir->nodes[s2].out;
         if (lg__ir_is_output(ir, out)) continue;
         for (int k = 0; k < ir->nsched; k++) {
-            lg__node *node = &ir->nodes[ir->sched[k]];
+            lg__cnode *node = &ir->nodes[ir->sched[k]];
             for (int j = 0; j < node->nin; j++)
                 if (node->in[j] == out) node->in[j] = src;
         }

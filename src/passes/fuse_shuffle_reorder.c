@@ -25,7 +25,7 @@ static bool live_reorder(const lg__graph *ir, int n) {
 /* The scheduled node reading v (as an input), or -1; the first one. */
 static int reader_of(const lg__graph *ir, lg_value v) {
     for (int i = 0; i < ir->nsched; i++) {
-        const lg__node *node = &ir->nodes[ir->sched[i]];
+        const lg__cnode *node = &ir->nodes[ir->sched[i]];
         for (int j = 0; j < node->nin; j++)
             if (node->in[j] == v) return ir->sched[i];
     }

@@ -8,9 +8,10 @@
 lg_status lg__pass_infer_shapes(lg__graph *ir) {
     if (ir->nouts == 0) return LG_COMPILE_ERROR(LG_INVALID_GRAPH, "the graph has no outputs");
     for (int n = 0; n < ir->nnodes; n++) {
-        const lg__node *node = &ir->nodes[n];
-        lg_md md;
-        LG_CHECK(lg__node_ops_of(node->kind)->infer(ir->vals, node, n, &md, "lg_graph_compile"));
+        const lg__cnode *node = &ir->nodes[n];
+        lg_md md, in[LG_NODE_MAX_IN];
+        lg__ir_in_mds(ir, node, in);
+        LG_CHECK(lg__node_ops_of(node->kind)->infer(&node->base, in, n, &md, "lg_graph_compile"));
         const lg_md *have = &ir->vals[node->out].md;
         bool same = md.ndims == have->ndims && md.dtype == have->dtype;
         for (int d = 0; same && d < md.ndims; d++) same = md.dims[d] == have->dims[d];
@@ -29,7 +30,7 @@ lg_status lg__pass_infer_shapes(lg__graph *ir) {
     lg_status s = LG_OK;
     for (int v = 0; v < ir->nvals && s == LG_OK; v++) {
         if (live[v]) continue;
-        const lg__value *val = &ir->vals[v];
+        const lg__cvalue *val = &ir->vals[v];
         if (val->kind == LG_VAL_NODE)
             s = LG_COMPILE_ERROR(
                 LG_INVALID_GRAPH, "value %d (the result of node %d, %s) reaches no output", v,

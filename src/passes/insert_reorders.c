@@ -13,7 +13,7 @@
 /* The inserted (non-copy) reorder of v into md, or -1. */
 static int find_reorder(const lg__graph *ir, lg_value v, const lg_md *md) {
     for (int n = 0; n < ir->nnodes; n++) {
-        const lg__node *node = &ir->nodes[n];
+        const lg__cnode *node = &ir->nodes[n];
         if (node->inserted && !node->copy && !node->dead && node->in[0] == v &&
             lg_md_equal(&node->p.reorder.dst, md))
             return n;
@@ -25,7 +25,7 @@ static int find_reorder(const lg__graph *ir, lg_value v, const lg_md *md) {
  * id into *out. */
 static lg_status add_reorder(lg__graph *ir, lg_value v, const lg_md *md, int pos, bool copy,
                              lg_value *out) {
-    lg__node node;
+    lg__cnode node;
     memset(&node, 0, sizeof node);
     node.kind = LG_NODE_REORDER;
     node.nin = 1;
@@ -38,7 +38,7 @@ static lg_status add_reorder(lg__graph *ir, lg_value v, const lg_md *md, int pos
     node.out = (lg_value)ir->nvals;
     int n = lg__ir_add_node(ir, &node);
     if (n < 0) return LG_OUT_OF_MEMORY;
-    lg__value val = {.kind = LG_VAL_NODE, .md = *md, .producer = n, .input = -1};
+    lg__cvalue val = {.kind = LG_VAL_NODE, .md = *md, .producer = n, .input = -1};
     if (lg__ir_add_value(ir, &val) < 0) {
         ir->nodes[n].dead = true;
         return LG_OUT_OF_MEMORY;
@@ -69,7 +69,7 @@ static lg_status fix_inputs(lg__graph *ir, int *pos) {
 
 /* Schedule position right after v is produced (0 for inputs/constants). */
 static int after_producer(const lg__graph *ir, lg_value v) {
-    const lg__value *val = &ir->vals[v];
+    const lg__cvalue *val = &ir->vals[v];
     return val->kind == LG_VAL_NODE ? lg__ir_sched_pos(ir, val->producer) + 1 : 0;
 }
 

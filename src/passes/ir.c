@@ -3,37 +3,32 @@
 
 #include <string.h>
 
-static void *dup_array(const void *src, int n, size_t size, int *cap) {
-    *cap = n > 4 ? n * 2 : 8;
-    void *p = lg__malloc((size_t)*cap * size);
-    if (p && n) memcpy(p, src, (size_t)n * size);
-    return p;
-}
-
 lg_status lg__ir_init(lg__graph *ir, const lg_graph *g) {
     memset(ir, 0, sizeof *ir);
     ir->src = g;
-    int capo = 0;
-    ir->vals = dup_array(g->vals, g->nvals, sizeof *g->vals, &ir->capv);
-    ir->nodes = dup_array(g->nodes, g->nnodes, sizeof *g->nodes, &ir->capn);
-    ir->outs = dup_array(g->outs, g->nouts, sizeof *g->outs, &capo);
-    ir->sched = lg__malloc((size_t)(g->nnodes * 2 + 8) * sizeof *ir->sched);
+    ir->capv = g->nvals > 4 ? g->nvals * 2 : 8;
+    ir->capn = g->nnodes > 4 ? g->nnodes * 2 : 8;
+    ir->capsched = g->nnodes * 2 + 8;
+    ir->vals = lg__calloc((size_t)ir->capv, sizeof *ir->vals);
+    ir->nodes = lg__calloc((size_t)ir->capn, sizeof *ir->nodes);
+    ir->outs = lg__malloc((size_t)(g->nouts + 1) * sizeof *ir->outs);
+    ir->sched = lg__malloc((size_t)ir->capsched * sizeof *ir->sched);
     if (!ir->vals || !ir->nodes || !ir->outs || !ir->sched) {
         lg__ir_free(ir);
         return LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "cannot copy the graph");
     }
-    ir->capsched = g->nnodes * 2 + 8;
     ir->nvals = g->nvals;
     ir->nnodes = g->nnodes;
     ir->nouts = g->nouts;
     ir->ninputs = g->ninputs;
-    for (int i = 0; i < ir->nvals; i++) ir->vals[i].place.base = -1;
+    if (g->nouts) memcpy(ir->outs, g->outs, (size_t)g->nouts * sizeof *ir->outs);
+    for (int i = 0; i < ir->nvals; i++) {
+        ir->vals[i].base = g->vals[i];
+        ir->vals[i].place.base = -1;
+    }
     for (int n = 0; n < ir->nnodes; n++) {
-        lg__node *node = &ir->nodes[n];
-        node->dead = node->inserted = node->copy = false;
-        node->npost = 0;
-        node->sum_src = LG_NO_VALUE;
-        node->kernel = NULL;
+        ir->nodes[n].base = g->nodes[n];
+        ir->nodes[n].sum_src = LG_NO_VALUE;
         ir->sched[n] = n;
     }
     ir->nsched = ir->nnodes;
@@ -51,7 +46,7 @@ void lg__ir_free(lg__graph *ir) {
     memset(ir, 0, sizeof *ir);
 }
 
-int lg__ir_add_value(lg__graph *ir, const lg__value *v) {
+int lg__ir_add_value(lg__graph *ir, const lg__cvalue *v) {
     if (!lg__grow((void **)&ir->vals, ir->nvals, &ir->capv, sizeof *ir->vals)) {
         LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "cannot grow the value array");
         return -1;
@@ -61,7 +56,7 @@ int lg__ir_add_value(lg__graph *ir, const lg__value *v) {
     return ir->nvals++;
 }
 
-int lg__ir_add_node(lg__graph *ir, const lg__node *node) {
+int lg__ir_add_node(lg__graph *ir, const lg__cnode *node) {
     if (!lg__grow((void **)&ir->nodes, ir->nnodes, &ir->capn, sizeof *ir->nodes)) {
         LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "cannot grow the node array");
         return -1;
@@ -104,11 +99,22 @@ void lg__ir_sched_remove(lg__graph *ir, int n) {
     ir->nodes[n].dead = true;
 }
 
-int lg__ir_reads(const lg__node *node, lg_value *vs) {
+int lg__ir_reads(const lg__cnode *node, lg_value *vs) {
     int k = 0;
     for (int i = 0; i < node->nin; i++) vs[k++] = node->in[i];
     if (node->sum_src != LG_NO_VALUE) vs[k++] = node->sum_src;
     return k;
+}
+
+void lg__ir_in_mds(const lg__graph *ir, const lg__cnode *node, lg_md *in) {
+    for (int i = 0; i < node->nin; i++) in[i] = ir->vals[node->in[i]].md;
+}
+
+lg_status lg__ir_create_kernel(const lg__graph *ir, const lg__cnode *node, lg_kernel **k) {
+    lg_md in[LG_NODE_MAX_IN];
+    lg__ir_in_mds(ir, node, in);
+    return lg__node_ops_of(node->kind)
+        ->create(&node->base, in, &ir->vals[node->out].md, node->npost, node->post, k);
 }
 
 void lg__ir_count_uses(const lg__graph *ir, int *uses) {

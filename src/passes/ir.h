@@ -1,11 +1,74 @@
-/* Helpers on the compiler's working copy of a graph (lg__graph, declared in
- * src/graph/graph.h): copying it from the user's graph, adding values and
- * nodes, editing the schedule, counting uses. Node and value pointers are
- * invalidated by adding nodes or values: passes hold indices. */
+/* The compiler's IR: its working copy of the user's graph (lg__graph) and
+ * the helpers on it: copying it from the builder's graph, adding values and
+ * nodes, editing the schedule, counting uses. The passes assign a concrete
+ * layout to every value, insert reorder nodes, fold, fuse and place values
+ * in memory. It borrows names and constant data from the lg_graph it was
+ * copied from, and owns what the passes allocate. Node and value pointers
+ * are invalidated by adding nodes or values: passes hold indices.
+ *
+ * Dependencies run one way: the compiler reads the builder (graph/graph.h:
+ * node kinds and their hooks) and produces the plan (graph/plan.h); neither
+ * includes anything of src/passes. */
 #ifndef LG_PASSES_IR_H
 #define LG_PASSES_IR_H
 
 #include "graph/graph.h"
+#include "graph/plan.h"
+
+/* A value of the compiler: the builder's fields (also as `base`) and its
+ * place in memory. */
+typedef struct lg__cvalue {
+    union {
+        lg__value base;
+        struct {
+            LG__VALUE_FIELDS
+        };
+    };
+    lg__place place;
+} lg__cvalue;
+
+/* A node of the compiler: the builder's node (also as `base`, what the
+ * kind's hooks see) and the state the passes give it. */
+typedef struct lg__cnode {
+    union {
+        lg__node base;
+        struct {
+            LG__NODE_FIELDS
+        };
+    };
+    lg_md in_md[LG_NODE_MAX_IN]; /* layout each input is read in (set by a strategy) */
+    bool dead;                   /* folded or fused away */
+    bool inserted;               /* a reorder the compiler added */
+    bool copy;                   /* a copy into an output buffer (never folded) */
+    int npost;                   /* fused post-ops */
+    lg__post_op post[LG_MAX_POST_OPS];
+    lg_value sum_src;  /* fused residual add's other input, or LG_NO_VALUE */
+    lg_kernel *kernel; /* created by the create_kernels pass */
+} lg__cnode;
+
+/* The compiler's working copy (see the file comment). sched lists the live
+ * nodes in execution order; passes keep it topological. */
+typedef struct lg__graph {
+    const struct lg_graph *src;
+    lg__cvalue *vals;
+    int nvals, capv;
+    lg__cnode *nodes;
+    int nnodes, capn;
+    lg__output *outs;
+    int nouts;
+    int ninputs;
+    int *sched;
+    int nsched, capsched;
+    void **owned; /* buffers the passes allocated (folded constants) */
+    int nowned, capowned;
+    /* Options and results the passes share. */
+    lg_strategy strategy;
+    int folded;        /* reorders of constants done at compile time */
+    bool exact;        /* the layout assignment is proven optimal */
+    bool fuse;         /* the fuse pass will run (the cost model counts fusion) */
+    double model_cost; /* cost of the assignment (src/passes/cost_model.h) */
+    int64_t arena_bytes;
+} lg__graph;
 
 /* Copy g into ir (names and constant data are borrowed from g); the
  * schedule lists every node in the order added. */
@@ -15,10 +78,10 @@ LG_INTERNAL lg_status lg__ir_init(lg__graph *ir, const lg_graph *g);
 LG_INTERNAL void lg__ir_free(lg__graph *ir);
 
 /* Append a copy of *v; returns its id or -1 when out of memory (error set). */
-LG_INTERNAL int lg__ir_add_value(lg__graph *ir, const lg__value *v);
+LG_INTERNAL int lg__ir_add_value(lg__graph *ir, const lg__cvalue *v);
 
 /* Append a copy of *node (not scheduled); returns its index or -1. */
-LG_INTERNAL int lg__ir_add_node(lg__graph *ir, const lg__node *node);
+LG_INTERNAL int lg__ir_add_node(lg__graph *ir, const lg__cnode *node);
 
 /* Keep p (from lg__aligned_alloc) until ir is freed; false when out of memory
  * (p is then freed). */
@@ -35,7 +98,15 @@ LG_INTERNAL void lg__ir_sched_remove(lg__graph *ir, int n);
 
 /* The values node reads: its inputs, then a fused sum's source. Returns the
  * count (at most LG_NODE_MAX_IN + 1). */
-LG_INTERNAL int lg__ir_reads(const lg__node *node, lg_value *vs);
+LG_INTERNAL int lg__ir_reads(const lg__cnode *node, lg_value *vs);
+
+/* The mds of node's input values, into in[0..nin). */
+LG_INTERNAL void lg__ir_in_mds(const lg__graph *ir, const lg__cnode *node, lg_md *in);
+
+/* Create node's kernel for its values' current layouts and post-ops
+ * (through the kind's create hook, so through the kernel cache). */
+LG_INTERNAL lg_status lg__ir_create_kernel(const lg__graph *ir, const lg__cnode *node,
+                                           lg_kernel **k);
 
 /* uses[v] = edges from v into scheduled nodes plus outputs naming v. */
 LG_INTERNAL void lg__ir_count_uses(const lg__graph *ir, int *uses);

@@ -7,7 +7,6 @@
 
 #include "passes/cost_model.h"
 #include "passes/passes.h"
-#include "primitives/cpu.h"
 
 /* Caps that keep the factor tables small: a value read by more nodes than a
  * factor may hold, or whose table would exceed this, sends the strategy to
@@ -50,26 +49,6 @@ static void snap_free(snapshot *s) {
 
 /* ---- candidates ---- */
 
-/* The layouts a tensor of shape's dims may take: plain, channels-last and
- * channel-blocked (block 16 with AVX-512, else 8) for 3D-5D tensors with more
- * than one channel; plain otherwise. Returns the count. */
-static int layouts_of(const lg_md *shape, lg_md out[3]) {
-    lg__md_plain(shape, &out[0]);
-    int nd = shape->ndims;
-    if (nd < 3 || nd > 5 || shape->dims[1] < 2) return 1;
-    static const char *last[] = {"acb", "acdb", "acdeb"};
-    static const char *blk[] = {"aBc%db", "aBcd%db", "aBcde%db"};
-    char tag[32];
-    snprintf(tag, sizeof tag, blk[nd - 3], lg__cpu_isa() >= LG_ISA_AVX512 ? 16 : 8);
-    int k = 1;
-    lg_md md;
-    if (lg_md_init_tag(&md, nd, shape->dims, shape->dtype, last[nd - 3]) == LG_OK)
-        lg__md_canon(&md, &out[k++]);
-    if (lg_md_init_tag(&md, nd, shape->dims, shape->dtype, tag) == LG_OK)
-        lg__md_canon(&md, &out[k++]);
-    return k;
-}
-
 static bool cfg_equal(const lg__layout_cfg *a, const lg__layout_cfg *b, int nin) {
     for (int i = 0; i < nin; i++)
         if (!lg_md_equal(&a->in[i], &b->in[i])) return false;
@@ -87,82 +66,23 @@ static void cfg_add(lg__layout_var *var, int nin, const lg__layout_cfg *c) {
 static void cfg_current(const lg__graph *ir, const lg__layout_var *var, lg__layout_cfg *c) {
     memset(c, 0, sizeof *c);
     if (var->node >= 0) {
-        const lg__node *node = &ir->nodes[var->node];
+        const lg__cnode *node = &ir->nodes[var->node];
         memcpy(c->in, node->in_md, sizeof c->in);
     }
     c->out = ir->vals[var->value].md;
 }
 
-/* Conv: src and dst in the same layout (plain, channels-last, blocked), or
- * plain src into any dst, each when the kernel accepts it, with the weights
- * layout it picks for that pair and a plain bias. A failed probe is not an
- * error (the pair is simply not a candidate). */
-static void conv_cfgs(const lg__graph *ir, lg__layout_var *var) {
-    const lg__node *node = &ir->nodes[var->node];
-    const lg_md *src = &ir->vals[node->in[0]].md, *dst = &ir->vals[node->out].md;
-    lg_md ls[3], ld[3], bias, wei;
-    int ns = layouts_of(src, ls), nd = layouts_of(dst, ld);
-    lg__md_plain(&ir->vals[node->in[1]].md, &wei);
-    wei.format_kind = LG_FMT_ANY;
-    if (node->nin > 2) lg__md_plain(&ir->vals[node->in[2]].md, &bias);
-    for (int a = 0; a < ns; a++)
-        for (int b = 0; b < nd; b++) {
-            /* src and dst in one layout family, or a plain src into any dst
-             * (a first layer reading nchw directly). */
-            if (a != b && a != 0) continue;
-            lg_kernel *k = NULL;
-            if (lg_conv_create(&k, &node->p.conv, &ls[a], &wei, node->nin > 2 ? &bias : NULL,
-                               &ld[b], NULL) != LG_OK)
-                continue;
-            lg__layout_cfg c;
-            memset(&c, 0, sizeof c);
-            c.in[0] = ls[a];
-            lg_kernel_query_md(k, LG_ARG_WEIGHTS, &c.in[1]);
-            lg__md_canon(&c.in[1], &c.in[1]);
-            if (node->nin > 2) c.in[2] = bias;
-            c.out = ld[b];
-            lg_kernel_destroy(k);
-            cfg_add(var, node->nin, &c);
-        }
-}
-
-/* Memory-bound nodes: the result and every same-shaped input in one layout;
- * a broadcast input of binary in any of its own layouts. */
-static void memory_cfgs(const lg__graph *ir, lg__layout_var *var) {
-    const lg__node *node = &ir->nodes[var->node];
-    const lg_md *out = &ir->vals[node->out].md;
-    lg_md lo[3];
-    int no = layouts_of(out, lo);
-    for (int a = 0; a < no; a++) {
-        lg__layout_cfg c;
-        memset(&c, 0, sizeof c);
-        c.out = lo[a];
-        if (node->kind == LG_NODE_REORDER) { /* its result is fixed; it reads any layout */
-            lg_md li[3];
-            int ni = layouts_of(&ir->vals[node->in[0]].md, li);
-            c.out = var->cfg[0].out;
-            for (int i = 0; i < ni; i++) {
-                c.in[0] = li[i];
-                cfg_add(var, 1, &c);
-            }
-            return;
-        }
-        lg__md_like(&lo[a], &ir->vals[node->in[0]].md, &c.in[0]);
-        if (node->nin < 2) {
-            cfg_add(var, node->nin, &c);
-            continue;
-        }
-        const lg_md *b = &ir->vals[node->in[1]].md;
-        lg_md lb[3];
-        int nb = 1;
-        lg__md_like(&lo[a], b, &lb[0]);
-        for (int d = 0; d < b->ndims; d++)
-            if (b->dims[d] != out->dims[d]) nb = layouts_of(b, lb); /* broadcast */
-        for (int i = 0; i < nb; i++) {
-            c.in[1] = lb[i];
-            cfg_add(var, node->nin, &c);
-        }
-    }
+/* The kind's own candidates for node variable var (from the shapes: ir is
+ * in the state the strategies start from). */
+static void kind_cfgs(const lg__graph *ir, lg__layout_var *var) {
+    const lg__cnode *node = &ir->nodes[var->node];
+    const lg__node_ops *ops = lg__node_ops_of(node->kind);
+    if (!ops->candidates) return;
+    lg_md in[LG_NODE_MAX_IN];
+    lg__ir_in_mds(ir, node, in);
+    lg__layout_cfg c[LG_NODE_MAX_CFG];
+    int k = ops->candidates(&node->base, in, &ir->vals[node->out].md, c);
+    for (int i = 0; i < k; i++) cfg_add(var, node->nin, &c[i]);
 }
 
 /* ---- the factor problem ---- */
@@ -208,7 +128,7 @@ static int layout_index(const lg_md **ls, int *nl, const lg_md *md) {
 static int readers_of(const lg__graph *ir, const int *var_of_node, lg_value v, int *rd) {
     int k = 0;
     for (int i = 0; i < ir->nsched; i++) {
-        const lg__node *node = &ir->nodes[ir->sched[i]];
+        const lg__cnode *node = &ir->nodes[ir->sched[i]];
         bool reads = false;
         for (int j = 0; j < node->nin; j++) reads |= node->in[j] == v;
         if (reads) rd[k++] = var_of_node[ir->sched[i]];
@@ -226,7 +146,7 @@ static int readers_of(const lg__graph *ir, const int *var_of_node, lg_value v, i
  * folded) except toward an output, a fixed cost added to *offset. */
 static lg_status value_factors(const lg__graph *ir, lg__layout_space *s, const int *var_of_node,
                                const int *var_of_input, lg_value v, double *offset) {
-    const lg__value *val = &ir->vals[v];
+    const lg__cvalue *val = &ir->vals[v];
     int prod = val->kind == LG_VAL_NODE    ? var_of_node[val->producer]
                : val->kind == LG_VAL_INPUT ? var_of_input[v]
                                            : -1;
@@ -258,7 +178,7 @@ static lg_status value_factors(const lg__graph *ir, lg__layout_space *s, const i
         full |= layout_index(ls, &nl, &val->md) < 0;
     for (int r = 0; r < nrd; r++) {
         const lg__layout_var *var = &s->vars[rd[r]];
-        const lg__node *node = &ir->nodes[var->node];
+        const lg__cnode *node = &ir->nodes[var->node];
         for (int c = 0; c < var->ncfg; c++)
             for (int j = 0; j < node->nin; j++)
                 if (node->in[j] == v) full |= layout_index(ls, &nl, &var->cfg[c].in[j]) < 0;
@@ -298,7 +218,7 @@ static lg_status value_factors(const lg__graph *ir, lg__layout_space *s, const i
     /* Each reader: its configuration needs its layouts set. */
     for (int r = 0; r < nrd && st == LG_OK; r++) {
         const lg__layout_var *var = &s->vars[rd[r]];
-        const lg__node *node = &ir->nodes[var->node];
+        const lg__cnode *node = &ir->nodes[var->node];
         int vars[LG__SOLVER_MAX_ARITY], nv = 1, pos[MAX_LAYOUTS];
         vars[0] = rd[r];
         for (int l = 0; l < nl; l++) pos[l] = -1;
@@ -345,7 +265,7 @@ static lg_status value_factors(const lg__graph *ir, lg__layout_space *s, const i
      * needs set. */
     for (int l = 0; l < nl; l++) s->start[aux0 + l] = 0;
     for (int r = 0; r < nrd; r++) {
-        const lg__node *node = &ir->nodes[s->vars[rd[r]].node];
+        const lg__cnode *node = &ir->nodes[s->vars[rd[r]].node];
         for (int j = 0; j < node->nin; j++)
             if (node->in[j] == v)
                 s->start[aux0 + layout_index(ls, &nl, &s->vars[rd[r]].cfg[0].in[j])] = 1;
@@ -389,28 +309,23 @@ static lg_status build_vars(lg__graph *ir, lg__layout_space *s, int *var_of_node
         }
         snap_restore(ir, &snap);
     }
-    /* The kinds' own candidates, probed with the error message preserved. */
-    char saved[1024];
-    snprintf(saved, sizeof saved, "%s", lg_last_error());
+    /* The kinds' own candidates (asked of the kernels, none created). */
     for (int i = 0; i < s->nvars && st == LG_OK; i++) {
         lg__layout_var *var = &s->vars[i];
         if (var->node < 0) {
             lg_md l[3];
-            int nl = layouts_of(&ir->vals[var->value].md, l);
+            int nl = lg__layouts_of(&ir->vals[var->value].md, l);
             for (int j = 0; j < nl; j++) {
                 lg__layout_cfg c;
                 memset(&c, 0, sizeof c);
                 c.out = l[j];
                 cfg_add(var, 0, &c);
             }
-        } else if (ir->nodes[var->node].kind == LG_NODE_CONV) {
-            conv_cfgs(ir, var);
         } else {
-            memory_cfgs(ir, var);
+            kind_cfgs(ir, var);
         }
         s->ncand[i] = var->ncfg;
     }
-    lg__error_restore(saved);
     snap_free(&snap);
     return st;
 }
@@ -439,7 +354,7 @@ lg_status lg__layout_space_build(lg__graph *ir, lg__layout_space *s) {
     for (int i = 0; st == LG_OK && i < s->nvars; i++) {
         const lg__layout_var *var = &s->vars[i];
         if (var->node < 0) continue;
-        const lg__node *node = &ir->nodes[var->node];
+        const lg__cnode *node = &ir->nodes[var->node];
         int slot, conv = lg__cost_fusion_producer(ir, node, &slot);
         double *table;
         if (conv < 0) {

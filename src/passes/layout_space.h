@@ -25,17 +25,11 @@
 #include "passes/ir.h"
 #include "passes/solver.h"
 
-/* One candidate of a variable. For a node: in[] and out; for an input: out. */
-typedef struct lg__layout_cfg {
-    lg_md in[LG_NODE_MAX_IN];
-    lg_md out;
-} lg__layout_cfg;
-
 typedef struct lg__layout_var {
-    int node;       /* scheduled node index, or -1 for an "any" input */
-    lg_value value; /* the node's result or the input */
-    int ncfg;       /* candidates (>= 1) */
-    lg__layout_cfg *cfg;
+    int node;            /* scheduled node index, or -1 for an "any" input */
+    lg_value value;      /* the node's result or the input */
+    int ncfg;            /* candidates (>= 1) */
+    lg__layout_cfg *cfg; /* for a node: in[] and out; for an input: out */
 } lg__layout_var;
 
 typedef struct lg__layout_space {

@@ -29,7 +29,6 @@
  * ("fold_constants,fuse"); results stay correct (the skipped work happens at
  * run time, or memory is not reused). lg_compile_options.fuse = false skips
  * "fuse". */
-#include "graph/plan.h"
 #include "passes/passes.h"
 
 #include <stdlib.h>
@@ -124,8 +123,7 @@ lg_status lg_graph_compile(const lg_graph *g, const lg_compile_options *o, lg_pl
     if (s == LG_OK) s = lg__plan_build(&ir, o->num_threads, plan);
     lg__ir_free(&ir);
     if (s == LG_OK) {
-        static const char *const names[] = {"none", "greedy", "optimal"};
-        (*plan)->strategy = names[o->strategy];
+        (*plan)->strategy = lg__strategy_name(o->strategy);
         (*plan)->stats.compile_ms = lg__now_ms() - t0;
     }
     return s;

@@ -3,9 +3,10 @@
  *
  * Walking the schedule, each node's result gets a buffer before the buffers
  * of the values dying at that node are released, so a result never overlaps
- * what its node reads, except in place, which is chosen where safe: an
- * eltwise, or a binary's src0, whose input dies at the node and has the
- * result's md (the kernels allow src == dst), and a conv with a fused sum,
+ * what its node reads, except in place, which is chosen where safe: input 0
+ * of a kind marked inplace (eltwise, binary: the kernels allow src == dst)
+ * when it dies at the node and has the result's md, and a node with a fused
+ * sum,
  * whose result takes the sum source's buffer when that value dies there and
  * is not also read as src/weights/bias. A new buffer goes into the lowest
  * gap between live buffers that fits it (first fit), 64-byte aligned.
@@ -54,11 +55,11 @@ static bool in_arena(const lg__graph *ir, lg_value v) {
 }
 
 /* The value whose buffer node's result may take (in place), or -1. */
-static int inplace_source(const lg__graph *ir, const lg__node *node, const int *last, int pos) {
+static int inplace_source(const lg__graph *ir, const lg__cnode *node, const int *last, int pos) {
     lg_value w;
     if (node->sum_src != LG_NO_VALUE)
         w = node->sum_src;
-    else if (node->kind == LG_NODE_ELTWISE || node->kind == LG_NODE_BINARY)
+    else if (lg__node_ops_of(node->kind)->inplace)
         w = node->in[0];
     else
         return -1;
@@ -78,7 +79,7 @@ static lg_status plan(lg__graph *ir, planner *pl, int *last, int *buf_of, buffer
         for (int j = 0; j < k; j++) last[vs[j]] = i;
     }
     for (int i = 0; i < ir->nsched; i++) {
-        const lg__node *node = &ir->nodes[ir->sched[i]];
+        const lg__cnode *node = &ir->nodes[ir->sched[i]];
         lg_value o = node->out;
         int end = last[o] > i ? last[o] : i;
         if (in_arena(ir, o)) {

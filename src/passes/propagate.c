@@ -19,6 +19,20 @@ static const struct {
     [LG_STRATEGY_OPTIMAL] = {"optimal", lg__propagate_optimal},
 };
 
+lg_status lg__ir_layout(lg__graph *ir, int n, bool greedy) {
+    lg__cnode *node = &ir->nodes[n];
+    const lg__node_ops *ops = lg__node_ops_of(node->kind);
+    lg_md in[LG_NODE_MAX_IN], out = ir->vals[node->out].md;
+    lg__ir_in_mds(ir, node, in);
+    LG_CHECK((greedy ? ops->layout_greedy : ops->layout_none)(&node->base, in, node->in_md, &out));
+    ir->vals[node->out].md = out;
+    return LG_OK;
+}
+
+const char *lg__strategy_name(lg_strategy s) {
+    return (unsigned)s < sizeof strategies / sizeof strategies[0] ? strategies[s].name : "unknown";
+}
+
 /* Outputs wanted as "any" take the layout their value arrives in. */
 static void resolve_any_outputs(lg__graph *ir) {
     for (int o = 0; o < ir->nouts; o++)
@@ -29,10 +43,7 @@ lg_status lg__propagate_none(lg__graph *ir) {
     for (int v = 0; v < ir->nvals; v++)
         if (ir->vals[v].kind == LG_VAL_INPUT && lg_md_is_any(&ir->vals[v].md))
             lg__md_plain(&ir->vals[v].md, &ir->vals[v].md);
-    for (int i = 0; i < ir->nsched; i++) {
-        int n = ir->sched[i];
-        LG_CHECK(lg__node_ops_of(ir->nodes[n].kind)->layout_none(ir, n));
-    }
+    for (int i = 0; i < ir->nsched; i++) LG_CHECK(lg__ir_layout(ir, ir->sched[i], false));
     resolve_any_outputs(ir);
     ir->exact = false;
     return LG_OK;
@@ -42,7 +53,7 @@ lg_status lg__propagate_none(lg__graph *ir) {
  * have a concrete layout now. */
 static lg_status check_concrete(const lg__graph *ir, const char *strategy) {
     for (int i = 0; i < ir->nsched; i++) {
-        const lg__node *node = &ir->nodes[ir->sched[i]];
+        const lg__cnode *node = &ir->nodes[ir->sched[i]];
         for (int j = 0; j < node->nin; j++)
             if (node->in_md[j].format_kind != LG_FMT_BLOCKED ||
                 ir->vals[node->in[j]].md.format_kind != LG_FMT_BLOCKED)

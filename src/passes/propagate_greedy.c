@@ -10,7 +10,7 @@
 /* The first scheduled node reading v, and which of its inputs it is. */
 static int first_reader(const lg__graph *ir, lg_value v, int *input) {
     for (int i = 0; i < ir->nsched; i++) {
-        const lg__node *node = &ir->nodes[ir->sched[i]];
+        const lg__cnode *node = &ir->nodes[ir->sched[i]];
         for (int j = 0; j < node->nin; j++)
             if (node->in[j] == v) {
                 *input = j;
@@ -22,20 +22,20 @@ static int first_reader(const lg__graph *ir, lg_value v, int *input) {
 
 lg_status lg__propagate_greedy(lg__graph *ir) {
     for (int v = 0; v < ir->nvals; v++) {
-        lg__value *val = &ir->vals[v];
+        lg__cvalue *val = &ir->vals[v];
         if (val->kind != LG_VAL_INPUT || !lg_md_is_any(&val->md)) continue;
         int j = 0, n = first_reader(ir, (lg_value)v, &j);
         const lg__node_ops *ops = n >= 0 ? lg__node_ops_of(ir->nodes[n].kind) : NULL;
-        lg_md md;
-        if (ops && ops->prefers && ops->prefers(ir, n, j, &md) && md.dtype == val->md.dtype)
+        lg_md md, in[LG_NODE_MAX_IN];
+        if (ops) lg__ir_in_mds(ir, &ir->nodes[n], in);
+        if (ops && ops->prefers &&
+            ops->prefers(&ir->nodes[n].base, in, &ir->vals[ir->nodes[n].out].md, j, &md) &&
+            md.dtype == val->md.dtype)
             val->md = md;
         else
             lg__md_plain(&val->md, &val->md);
     }
-    for (int i = 0; i < ir->nsched; i++) {
-        int n = ir->sched[i];
-        LG_CHECK(lg__node_ops_of(ir->nodes[n].kind)->layout_greedy(ir, n));
-    }
+    for (int i = 0; i < ir->nsched; i++) LG_CHECK(lg__ir_layout(ir, ir->sched[i], true));
     for (int o = 0; o < ir->nouts; o++)
         if (lg_md_is_any(&ir->outs[o].md)) ir->outs[o].md = ir->vals[ir->outs[o].v].md;
     ir->exact = false;

@@ -2,21 +2,17 @@
  * src0's layout; src1 is read in that layout too when it has the same dims
  * (reordered if needed), and as it is when it is broadcast. */
 #include "graph/graph.h"
+#include "primitives/binary/binary.h"
 
 #include <string.h>
-
-static const char *alg_str(int alg) {
-    static const char *const names[] = {"add", "sub", "mul", "div", "min", "max"};
-    return alg >= 0 && alg < 6 ? names[alg] : "unknown";
-}
 
 static bool dtype_ok(lg_dtype dt) {
     return dt == LG_F32 || dt == LG_BF16 || dt == LG_F16;
 }
 
-static lg_status binary_infer(const lg__value *vals, const lg__node *node, int index, lg_md *out,
+static lg_status binary_infer(const lg__node *node, const lg_md *in, int index, lg_md *out,
                               const char *where) {
-    const lg_md *a = &vals[node->in[0]].md, *b = &vals[node->in[1]].md;
+    const lg_md *a = &in[0], *b = &in[1];
     int alg = node->p.binary.alg;
     if (alg < LG_BINARY_ADD || alg > LG_BINARY_MAX)
         return lg__error(LG_INVALID_ARGUMENT, where,
@@ -32,7 +28,7 @@ static lg_status binary_infer(const lg__value *vals, const lg__node *node, int i
                              "(not broadcastable)",
                              index, d, (long long)b->dims[d], (long long)a->dims[d]);
     for (int i = 0; i < 2; i++) {
-        lg_dtype dt = vals[node->in[i]].md.dtype;
+        lg_dtype dt = in[i].dtype;
         if (!dtype_ok(dt))
             return lg__error(LG_UNIMPLEMENTED, where,
                              "node %d (binary): src%d is %s; binary takes f32, bf16 and f16", index,
@@ -49,41 +45,57 @@ static bool same_dims(const lg_md *a, const lg_md *b) {
     return true;
 }
 
-static lg_status binary_greedy(lg__graph *ir, int n) {
-    lg__node *node = &ir->nodes[n];
-    const lg_md *a = &ir->vals[node->in[0]].md, *b = &ir->vals[node->in[1]].md;
+static lg_status binary_greedy(const lg__node *node, const lg_md *in, lg_md *read, lg_md *out) {
+    (void)node;
+    const lg_md *a = &in[0], *b = &in[1];
     if (lg__md_dense_concrete(a))
-        node->in_md[0] = *a;
+        read[0] = *a;
     else
-        lg__md_plain(a, &node->in_md[0]);
+        lg__md_plain(a, &read[0]);
     if (same_dims(a, b))
-        lg__md_like(&node->in_md[0], b, &node->in_md[1]);
+        lg__md_like(&read[0], b, &read[1]);
     else if (lg__md_dense_concrete(b))
-        node->in_md[1] = *b;
+        read[1] = *b;
     else
-        lg__md_plain(b, &node->in_md[1]);
-    lg_md out;
-    lg__md_like(&node->in_md[0], &ir->vals[node->out].md, &out);
-    ir->vals[node->out].md = out;
+        lg__md_plain(b, &read[1]);
+    lg_md md;
+    lg__md_like(&read[0], out, &md);
+    *out = md;
     return LG_OK;
 }
 
-static lg_status binary_create(const lg__graph *ir, const lg__node *node, lg_kernel **k) {
-    return lg_binary_create(k, (lg_binary_alg)node->p.binary.alg, &ir->vals[node->in[0]].md,
-                            &ir->vals[node->in[1]].md, &ir->vals[node->out].md);
+/* An add of two distinct values becomes a sum post-op of the producer of
+ * either; the other input is the sum's source. */
+static bool binary_as_post_op(const lg__node *node, int slot, lg__post_op *op, int *other) {
+    if (node->p.binary.alg != LG_BINARY_ADD || node->in[0] == node->in[1]) return false;
+    memset(op, 0, sizeof *op);
+    op->kind = LG_POST_SUM;
+    op->scale = 1.0f;
+    *other = 1 - slot;
+    return true;
 }
 
-static void binary_describe(const lg__graph *ir, const lg__node *node, char *buf, size_t len) {
-    (void)ir;
-    snprintf(buf, len, "alg:%s", alg_str(node->p.binary.alg));
+static lg_status binary_create(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
+                               const lg__post_op *post, lg_kernel **k) {
+    (void)npost, (void)post;
+    return lg_binary_create(k, (lg_binary_alg)node->p.binary.alg, &in[0], &in[1], out);
+}
+
+static void binary_describe(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
+                            const lg__post_op *post, char *buf, size_t len) {
+    (void)in, (void)out, (void)npost, (void)post;
+    snprintf(buf, len, "alg:%s", lg__binary_alg_str(node->p.binary.alg));
 }
 
 const lg__node_ops lg__node_binary_ops = {
     .name = "binary",
     .in_args = {LG_ARG_SRC, LG_ARG_SRC + 1},
+    .inplace = true,
     .infer = binary_infer,
     .layout_none = lg__layout_all_plain,
     .layout_greedy = binary_greedy,
+    .candidates = lg__candidates_same_layout,
+    .as_post_op = binary_as_post_op,
     .create = binary_create,
     .describe = binary_describe,
 };

@@ -1,17 +1,18 @@
 /* The conv node: lg_graph_add_conv and its hooks. Layouts: NONE runs it on
- * plain src/weights/dst; GREEDY creates the kernel with src, weights and dst
- * "any" and takes what lg_kernel_query_md reports. Fused post-ops (eltwise
- * chain, one sum) become the kernel's attribute. */
+ * plain src/weights/dst; GREEDY takes what the kernel picks for src, weights
+ * and dst "any" (lg__conv_query: asked, not created); OPTIMAL offers src and
+ * dst in one layout family, or a plain src into any dst, each with the
+ * weights the kernel picks. Cost: the kernel's flops and layout slowdown.
+ * Fused post-ops (eltwise chain, one sum) become the kernel's attribute. */
 #include "graph/graph.h"
 #include "primitives/conv/conv.h"
+#include "primitives/eltwise/eltwise.h"
 
 #include <string.h>
 
-static const char where_compile[] = "lg_graph_compile";
-
-static lg_status conv_infer(const lg__value *vals, const lg__node *node, int index, lg_md *out,
+static lg_status conv_infer(const lg__node *node, const lg_md *in, int index, lg_md *out,
                             const char *where) {
-    const lg_md *src = &vals[node->in[0]].md, *wei = &vals[node->in[1]].md;
+    const lg_md *src = &in[0], *wei = &in[1];
     const lg_conv_params *p = &node->p.conv;
     int nd = src->ndims, sp = nd - 2;
     int64_t g = p->groups;
@@ -39,7 +40,7 @@ static lg_status conv_infer(const lg__value *vals, const lg__node *node, int ind
                     "weights take %lld input channels per group; src has %lld / %lld groups",
                     (long long)wei->dims[wnd - sp - 1], (long long)ic, (long long)g);
     if (node->nin > 2) {
-        const lg_md *b = &vals[node->in[2]].md;
+        const lg_md *b = &in[2];
         if (b->ndims != 1 || b->dims[0] != oc)
             return FAIL(LG_INVALID_GRAPH,
                         "bias must be 1D with %lld elements (it has %d dims, "
@@ -47,12 +48,12 @@ static lg_status conv_infer(const lg__value *vals, const lg__node *node, int ind
                         (long long)oc, b->ndims, (long long)b->dims[0]);
     }
     for (int i = 0; i < node->nin; i++)
-        if (vals[node->in[i]].md.dtype != LG_F32)
+        if (in[i].dtype != LG_F32)
             return FAIL(LG_UNIMPLEMENTED, "%s is %s; conv takes f32",
                         i == 0   ? "src"
                         : i == 1 ? "weights"
                                  : "bias",
-                        lg_dtype_str(vals[node->in[i]].md.dtype));
+                        lg_dtype_str(in[i].dtype));
     int64_t dims[LG_MAX_NDIMS] = {src->dims[0], oc};
     for (int d = 0; d < sp; d++) {
         bool shape_fault;
@@ -87,64 +88,96 @@ static lg_md any_of(const lg_md *md) {
     return a;
 }
 
-/* The layouts the conv kernel picks for src (given, or "any"), weights and
- * dst, without post-ops: mds[0..2] = src, weights, dst. */
-static lg_status query(const lg__graph *ir, int n, const lg_md *src, lg_md *mds) {
-    const lg__node *node = &ir->nodes[n];
-    lg_md wei = any_of(&ir->vals[node->in[1]].md), dst = any_of(&ir->vals[node->out].md), bias;
-    if (node->nin > 2) lg__md_plain(&ir->vals[node->in[2]].md, &bias);
-    lg_kernel *k = NULL;
-    lg_status s =
-        lg_conv_create(&k, &node->p.conv, src, &wei, node->nin > 2 ? &bias : NULL, &dst, NULL);
-    if (s != LG_OK) {
-        char why[512];
-        return lg__error(s, where_compile, "node %d (conv): cannot choose its layouts: %s", n,
-                         lg__why(why, sizeof why));
-    }
-    static const int args[3] = {LG_ARG_SRC, LG_ARG_WEIGHTS, LG_ARG_DST};
-    for (int i = 0; i < 3; i++) {
-        lg_md md;
-        lg_kernel_query_md(k, args[i], &md);
-        lg__md_canon(&md, &mds[i]); /* not in place: it zeroes its output first */
-    }
-    lg_kernel_destroy(k);
+/* The kernel's answer for src and dst as given ("any" allowed), weights
+ * "any" and a plain bias, without post-ops; errors name `where` (NULL: a
+ * refusal is an answer, not an error). mds[0..2] = src, weights, dst. */
+static lg_status query(const lg__node *node, const lg_md *in, const lg_md *src, const lg_md *dst,
+                       const char *where, lg_md *mds) {
+    lg_md wei = any_of(&in[1]), bias;
+    if (node->nin > 2) lg__md_plain(&in[2], &bias);
+    lg__conv_pd pd;
+    LG_CHECK(lg__conv_query(&node->p.conv, src, &wei, node->nin > 2 ? &bias : NULL, dst, NULL,
+                            where, &pd));
+    mds[0] = pd.src;
+    mds[1] = pd.wei;
+    mds[2] = pd.dst;
     return LG_OK;
 }
 
-static lg_status conv_greedy(lg__graph *ir, int n) {
-    lg__node *node = &ir->nodes[n];
-    lg_md mds[3], src = any_of(&ir->vals[node->in[0]].md);
-    LG_CHECK(query(ir, n, &src, mds));
-    node->in_md[0] = mds[0];
-    node->in_md[1] = mds[1];
-    if (node->nin > 2) lg__md_plain(&ir->vals[node->in[2]].md, &node->in_md[2]);
-    ir->vals[node->out].md = mds[2];
+static lg_status conv_greedy(const lg__node *node, const lg_md *in, lg_md *read, lg_md *out) {
+    lg_md mds[3], src = any_of(&in[0]), dst = any_of(out);
+    LG_CHECK(query(node, in, &src, &dst, "lg_graph_compile", mds));
+    read[0] = mds[0];
+    read[1] = mds[1];
+    if (node->nin > 2) lg__md_plain(&in[2], &read[2]);
+    *out = mds[2];
     return LG_OK;
 }
 
-static bool conv_prefers(const lg__graph *ir, int n, int i, lg_md *md) {
-    if (i != 0) return false;
-    lg_md mds[3], src = any_of(&ir->vals[ir->nodes[n].in[0]].md);
-    if (query(ir, n, &src, mds) != LG_OK) return false;
+static bool conv_prefers(const lg__node *node, const lg_md *in, const lg_md *out, int i,
+                         lg_md *md) {
+    lg_md mds[3], src = any_of(&in[0]), dst = any_of(out);
+    if (i != 0 || query(node, in, &src, &dst, NULL, mds) != LG_OK) return false;
     *md = mds[0];
     return true;
 }
 
-static lg_status conv_create(const lg__graph *ir, const lg__node *node, lg_kernel **k) {
+/* Src and dst in the same layout (plain, channels-last, blocked), or plain
+ * src into any dst, each when the kernel accepts it, with the weights layout
+ * it picks for that pair and a plain bias. */
+static int conv_candidates(const lg__node *node, const lg_md *in, const lg_md *out,
+                           lg__layout_cfg *cfg) {
+    lg_md ls[3], ld[3];
+    int ns = lg__layouts_of(&in[0], ls), nd = lg__layouts_of(out, ld), k = 0;
+    for (int a = 0; a < ns; a++)
+        for (int b = 0; b < nd; b++) {
+            lg_md mds[3];
+            if ((a != b && a != 0) || query(node, in, &ls[a], &ld[b], NULL, mds) != LG_OK) continue;
+            memset(&cfg[k], 0, sizeof cfg[k]);
+            cfg[k].in[0] = ls[a];
+            cfg[k].in[1] = mds[1];
+            if (node->nin > 2) lg__md_plain(&in[2], &cfg[k].in[2]);
+            cfg[k++].out = ld[b];
+        }
+    return k;
+}
+
+static void conv_cost(const lg__node *node, const lg_md *in, const lg_md *out, lg__node_cost *c) {
+    int64_t g = node->p.conv.groups;
+    c->flops = lg__conv_flops(&in[0], &in[1], out, g);
+    c->slowdown = lg__conv_slowdown(&in[0], out, in[0].dims[1] / g);
+}
+
+static void attr_of(int npost, const lg__post_op *post, struct lg_attr *attr) {
+    lg__attr_init(attr);
+    attr->npost = npost;
+    if (npost) memcpy(attr->post, post, (size_t)npost * sizeof *post);
+}
+
+static bool conv_accepts_post(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
+                              const lg__post_op *post) {
     struct lg_attr attr;
-    lg__attr_init(&attr);
-    attr.npost = node->npost;
-    memcpy(attr.post, node->post, sizeof attr.post);
-    const lg_md *bias = node->nin > 2 ? &ir->vals[node->in[2]].md : NULL;
-    return lg_conv_create(k, &node->p.conv, &ir->vals[node->in[0]].md, &ir->vals[node->in[1]].md,
-                          bias, &ir->vals[node->out].md, &attr);
+    attr_of(npost, post, &attr);
+    lg__conv_pd pd;
+    return lg__conv_query(&node->p.conv, &in[0], &in[1], node->nin > 2 ? &in[2] : NULL, out, &attr,
+                          NULL, &pd) == LG_OK;
+}
+
+static lg_status conv_create(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
+                             const lg__post_op *post, lg_kernel **k) {
+    struct lg_attr attr;
+    attr_of(npost, post, &attr);
+    return lg_conv_create(k, &node->p.conv, &in[0], &in[1], node->nin > 2 ? &in[2] : NULL, out,
+                          &attr);
 }
 
 /* "k:3x3 stride:1x1 pad:1x1/1x1 groups:1 post:+relu+sum" (spatial dims only). */
-static void conv_describe(const lg__graph *ir, const lg__node *node, char *buf, size_t len) {
+static void conv_describe(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
+                          const lg__post_op *post, char *buf, size_t len) {
+    (void)out;
     const lg_conv_params *p = &node->p.conv;
-    const lg_md *w = &ir->vals[node->in[1]].md;
-    int sp = ir->vals[node->in[0]].md.ndims - 2;
+    const lg_md *w = &in[1];
+    int sp = in[0].ndims - 2;
     const int64_t *fields[5] = {w->dims + w->ndims - sp, p->strides, p->dilates, p->pad_l,
                                 p->pad_r};
     static const char *const names[5] = {"k:", " stride:", " dilate:", " pad:", "/"};
@@ -159,8 +192,8 @@ static void conv_describe(const lg__graph *ir, const lg__node *node, char *buf, 
     }
     if (n >= 0 && (size_t)n < len)
         n += snprintf(buf + n, len - (size_t)n, " groups:%lld", (long long)p->groups);
-    for (int i = 0; i < node->npost && n >= 0 && (size_t)n < len; i++) {
-        const lg__post_op *o = &node->post[i];
+    for (int i = 0; i < npost && n >= 0 && (size_t)n < len; i++) {
+        const lg__post_op *o = &post[i];
         n += snprintf(buf + n, len - (size_t)n, "%s+%s", i ? "" : " post:",
                       o->kind == LG_POST_SUM ? "sum" : lg__eltwise_alg_str(o->alg));
     }
@@ -173,6 +206,9 @@ const lg__node_ops lg__node_conv_ops = {
     .layout_none = lg__layout_all_plain,
     .layout_greedy = conv_greedy,
     .prefers = conv_prefers,
+    .candidates = conv_candidates,
+    .cost = conv_cost,
+    .accepts_post = conv_accepts_post,
     .create = conv_create,
     .describe = conv_describe,
 };

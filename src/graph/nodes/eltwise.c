@@ -5,16 +5,9 @@
 
 #include <string.h>
 
-const char *lg__eltwise_alg_str(int alg) {
-    static const char *const names[] = {
-        "relu", "elu", "tanh", "logistic", "gelu_tanh", "gelu_erf", "swish",     "exp",
-        "log",  "abs", "sqrt", "square",   "linear",    "clip",     "hardswish", "hardsigmoid"};
-    return alg >= 0 && alg < (int)(sizeof names / sizeof names[0]) ? names[alg] : "unknown";
-}
-
-static lg_status eltwise_infer(const lg__value *vals, const lg__node *node, int index, lg_md *out,
+static lg_status eltwise_infer(const lg__node *node, const lg_md *in, int index, lg_md *out,
                                const char *where) {
-    const lg_md *src = &vals[node->in[0]].md;
+    const lg_md *src = &in[0];
     bool ints = false;
     if (!lg__eltwise_alg_known(node->p.eltwise.alg, &ints))
         return lg__error(LG_INVALID_ARGUMENT, where,
@@ -32,14 +25,28 @@ static lg_status eltwise_infer(const lg__value *vals, const lg__node *node, int 
     return LG_OK;
 }
 
-static lg_status eltwise_create(const lg__graph *ir, const lg__node *node, lg_kernel **k) {
+static lg_status eltwise_create(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
+                                const lg__post_op *post, lg_kernel **k) {
+    (void)npost, (void)post;
     return lg_eltwise_create(k, (lg_eltwise_alg)node->p.eltwise.alg, node->p.eltwise.alpha,
-                             node->p.eltwise.beta, &ir->vals[node->in[0]].md,
-                             &ir->vals[node->out].md);
+                             node->p.eltwise.beta, &in[0], out);
 }
 
-static void eltwise_describe(const lg__graph *ir, const lg__node *node, char *buf, size_t len) {
-    (void)ir;
+/* Any eltwise becomes an eltwise post-op of its producer. */
+static bool eltwise_as_post_op(const lg__node *node, int slot, lg__post_op *op, int *other) {
+    (void)slot;
+    memset(op, 0, sizeof *op);
+    op->kind = LG_POST_ELTWISE;
+    op->alg = node->p.eltwise.alg;
+    op->alpha = node->p.eltwise.alpha;
+    op->beta = node->p.eltwise.beta;
+    *other = -1;
+    return true;
+}
+
+static void eltwise_describe(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
+                             const lg__post_op *post, char *buf, size_t len) {
+    (void)in, (void)out, (void)npost, (void)post;
     snprintf(buf, len, "alg:%s alpha:%g beta:%g", lg__eltwise_alg_str(node->p.eltwise.alg),
              (double)node->p.eltwise.alpha, (double)node->p.eltwise.beta);
 }
@@ -47,9 +54,12 @@ static void eltwise_describe(const lg__graph *ir, const lg__node *node, char *bu
 const lg__node_ops lg__node_eltwise_ops = {
     .name = "eltwise",
     .in_args = {LG_ARG_SRC},
+    .inplace = true,
     .infer = eltwise_infer,
     .layout_none = lg__layout_all_plain,
     .layout_greedy = lg__layout_keep,
+    .candidates = lg__candidates_same_layout,
+    .as_post_op = eltwise_as_post_op,
     .create = eltwise_create,
     .describe = eltwise_describe,
 };

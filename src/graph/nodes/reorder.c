@@ -6,9 +6,9 @@
 
 #include <string.h>
 
-static lg_status reorder_infer(const lg__value *vals, const lg__node *node, int index, lg_md *out,
+static lg_status reorder_infer(const lg__node *node, const lg_md *in, int index, lg_md *out,
                                const char *where) {
-    const lg_md *src = &vals[node->in[0]].md, *dst = &node->p.reorder.dst;
+    const lg_md *src = &in[0], *dst = &node->p.reorder.dst;
     if (!lg__md_ok(dst))
         return lg__error(LG_INVALID_ARGUMENT, where, "node %d (reorder): dst md is not initialised",
                          index);
@@ -30,33 +30,48 @@ static lg_status reorder_infer(const lg__value *vals, const lg__node *node, int 
 }
 
 /* Both strategies: read what arrives, write the given md. */
-static lg_status reorder_layout(lg__graph *ir, int n) {
-    lg__node *node = &ir->nodes[n];
-    node->in_md[0] = ir->vals[node->in[0]].md;
-    ir->vals[node->out].md = node->p.reorder.dst;
+static lg_status reorder_layout(const lg__node *node, const lg_md *in, lg_md *read, lg_md *out) {
+    read[0] = in[0];
+    *out = node->p.reorder.dst;
     return LG_OK;
 }
 
-static lg_status reorder_create(const lg__graph *ir, const lg__node *node, lg_kernel **k) {
-    return lg_reorder_create(k, &ir->vals[node->in[0]].md, &ir->vals[node->out].md, NULL);
+/* OPTIMAL: the result is fixed; the input may be read in any layout. */
+static int reorder_candidates(const lg__node *node, const lg_md *in, const lg_md *out,
+                              lg__layout_cfg *cfg) {
+    (void)out;
+    lg_md li[3];
+    int ni = lg__layouts_of(&in[0], li);
+    for (int i = 0; i < ni; i++) {
+        memset(&cfg[i], 0, sizeof cfg[i]);
+        cfg[i].in[0] = li[i];
+        cfg[i].out = node->p.reorder.dst;
+    }
+    return ni;
 }
 
-static void reorder_describe(const lg__graph *ir, const lg__node *node, char *buf, size_t len) {
-    (void)ir;
+static lg_status reorder_create(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
+                                const lg__post_op *post, lg_kernel **k) {
+    (void)node, (void)npost, (void)post;
+    return lg_reorder_create(k, &in[0], out, NULL);
+}
+
+static void reorder_describe(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
+                             const lg__post_op *post, char *buf, size_t len) {
+    (void)in, (void)out, (void)npost, (void)post;
     char tag[LG_TAG_MAX * 2];
     if (!lg__md_tag_str(&node->p.reorder.dst, tag)) snprintf(tag, sizeof tag, "strided");
-    snprintf(buf, len, "to:%s:%s%s", lg_dtype_str(node->p.reorder.dst.dtype), tag,
-             node->copy       ? " (copy to output)"
-             : node->inserted ? " (inserted)"
-                              : "");
+    snprintf(buf, len, "to:%s:%s", lg_dtype_str(node->p.reorder.dst.dtype), tag);
 }
 
 const lg__node_ops lg__node_reorder_ops = {
     .name = "reorder",
     .in_args = {LG_ARG_SRC},
+    .foldable = true,
     .infer = reorder_infer,
     .layout_none = reorder_layout,
     .layout_greedy = reorder_layout,
+    .candidates = reorder_candidates,
     .create = reorder_create,
     .describe = reorder_describe,
 };

@@ -5,9 +5,9 @@
 
 #include <string.h>
 
-static lg_status shuffle_infer(const lg__value *vals, const lg__node *node, int index, lg_md *out,
+static lg_status shuffle_infer(const lg__node *node, const lg_md *in, int index, lg_md *out,
                                const char *where) {
-    const lg_md *src = &vals[node->in[0]].md;
+    const lg_md *src = &in[0];
     int axis = node->p.shuffle.axis;
     int64_t gs = node->p.shuffle.group_size;
     if (axis < 0 || axis >= src->ndims)
@@ -28,13 +28,16 @@ static lg_status shuffle_infer(const lg__value *vals, const lg__node *node, int 
 }
 
 /* Input and result may differ in layout (fuse_shuffle_reorder). */
-static lg_status shuffle_create(const lg__graph *ir, const lg__node *node, lg_kernel **k) {
-    return lg__shuffle_create_ex(k, LG_FORWARD, &ir->vals[node->in[0]].md, &ir->vals[node->out].md,
-                                 node->p.shuffle.axis, node->p.shuffle.group_size);
+static lg_status shuffle_create(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
+                                const lg__post_op *post, lg_kernel **k) {
+    (void)npost, (void)post;
+    return lg__shuffle_create_ex(k, LG_FORWARD, &in[0], out, node->p.shuffle.axis,
+                                 node->p.shuffle.group_size);
 }
 
-static void shuffle_describe(const lg__graph *ir, const lg__node *node, char *buf, size_t len) {
-    (void)ir;
+static void shuffle_describe(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
+                             const lg__post_op *post, char *buf, size_t len) {
+    (void)in, (void)out, (void)npost, (void)post;
     snprintf(buf, len, "axis:%d group_size:%lld", node->p.shuffle.axis,
              (long long)node->p.shuffle.group_size);
 }
@@ -45,6 +48,7 @@ const lg__node_ops lg__node_shuffle_ops = {
     .infer = shuffle_infer,
     .layout_none = lg__layout_all_plain,
     .layout_greedy = lg__layout_keep,
+    .candidates = lg__candidates_same_layout,
     .create = shuffle_create,
     .describe = shuffle_describe,
 };

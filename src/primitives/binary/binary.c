@@ -81,6 +81,10 @@ static const char *alg_name(int alg) {
     return alg >= 0 && alg < 6 ? names[alg] : "unknown";
 }
 
+const char *lg__binary_alg_str(int alg) {
+    return alg_name(alg);
+}
+
 /* f32 view of n elements of src (type dt) at element offset off: src itself
  * when f32, else buf after the conversion. */
 static const float *in_f32(const binary_data *b, lg_dtype dt, const void *src, int64_t off,

@@ -39,6 +39,10 @@ static inline float lg__binary_fwd(int alg, float a, float b) {
 /* The whole-tensor reference: each dst element from src0 and src1 (broadcast
  * index 0 on src1's size-1 dims) through lg__md_off, in f32, converted as
  * convert.h; then dst's padding zeroed. The truth the tests compare with. */
+/* The algorithm's name, "add" ("unknown" for none): the one table of binary
+ * names. */
+LG_INTERNAL const char *lg__binary_alg_str(int alg);
+
 LG_INTERNAL void lg__binary_ref(const lg__binary_pd *pd, const void *src0, const void *src1,
                                 void *dst);
 

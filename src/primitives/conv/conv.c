@@ -9,8 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Errors of the helpers name the public entry point. */
-#define CONV_ERR(status, ...) lg__error((status), "lg_conv_create", __VA_ARGS__)
+/* Errors of the helpers name `where`: the public entry point, or NULL for a
+ * quiet query (lg__conv_query). */
+#define CONV_ERR(status, ...) lg__error((status), where, __VA_ARGS__)
 
 /* The first layer's input channel limit: up to this many, "any" src is
  * plain ncx and the weights are Oxi{B}o. */
@@ -105,6 +106,7 @@ static void describe(const lg__conv_pd *pd, char *buf, size_t len) {
 }
 
 static lg_status build_conv(const void *problem, lg_kernel **out) {
+    static const char where[] = "lg_conv_create";
     const lg__conv_pd *pd = problem;
     lg_kernel *k = lg__kernel_new(LG_KIND_CONV, &conv_ops, sizeof(lg__conv_kernel));
     if (!k) return CONV_ERR(LG_OUT_OF_MEMORY, "cannot allocate a conv kernel");
@@ -131,10 +133,10 @@ static lg_status build_conv(const void *problem, lg_kernel **out) {
 /* Validation                                                               */
 /* ------------------------------------------------------------------------ */
 
-static lg_status check_md(const lg_md *md, const char *name) {
+static lg_status check_md(const lg_md *md, const char *name, const char *where) {
     char what[16];
     snprintf(what, sizeof what, "%s md", name);
-    LG_CHECK(lg__md_check(md, "lg_conv_create", what));
+    LG_CHECK(lg__md_check(md, where, what));
     if (md->dtype != LG_F32)
         return CONV_ERR(LG_UNIMPLEMENTED, "%s data type is %s: conv computes f32 only", name,
                         lg_dtype_str(md->dtype));
@@ -144,7 +146,7 @@ static lg_status check_md(const lg_md *md, const char *name) {
 /* The geometry against the mds: parameters in range, output dims equal to
  * the formula. */
 static lg_status check_geometry(const lg_conv_params *p, const lg_md *src, const lg_md *wei,
-                                const lg_md *dst, int wg) {
+                                const lg_md *dst, int wg, const char *where) {
     int nsp = src->ndims - 2;
     static const char *const names[3][3] = {{"w", "", ""}, {"h", "w", ""}, {"d", "h", "w"}};
     for (int i = 0; i < nsp; i++) {
@@ -167,7 +169,7 @@ static lg_status check_geometry(const lg_conv_params *p, const lg_md *src, const
 
 /* Shapes: ndims, groups and channel counts. */
 static lg_status check_shapes(const lg_conv_params *p, const lg_md *src, const lg_md *wei,
-                              const lg_md *bias, const lg_md *dst) {
+                              const lg_md *bias, const lg_md *dst, const char *where) {
     int nd = src->ndims;
     if (nd < 3 || nd > 5)
         return CONV_ERR(LG_INVALID_ARGUMENT,
@@ -211,10 +213,10 @@ static lg_status check_shapes(const lg_conv_params *p, const lg_md *src, const l
                         "bias must be 1D with %lld elements (dst channels); it has %d dims, "
                         "the first %lld",
                         (long long)oc, bias->ndims, (long long)bias->dims[0]);
-    return check_geometry(p, src, wei, dst, wg);
+    return check_geometry(p, src, wei, dst, wg, where);
 }
 
-static lg_status check_attr(const lg_attr *attr) {
+static lg_status check_attr(const lg_attr *attr, const char *where) {
     if (!attr) return LG_OK;
     for (int i = 0; i < 2; i++) {
         if (attr->scale_mask[i] >= 0)
@@ -244,20 +246,15 @@ static lg_status resolve(const lg_md *md, const char *tag, lg_md *out) {
     return LG_OK;
 }
 
-lg_status lg_conv_create(lg_kernel **k, const lg_conv_params *p, const lg_md *src,
-                         const lg_md *weights, const lg_md *bias, const lg_md *dst,
-                         const lg_attr *attr) {
-    if (!k) return LG_ERROR(LG_INVALID_ARGUMENT, "kernel pointer is NULL");
-    if (!p) return LG_ERROR(LG_INVALID_ARGUMENT, "conv params are NULL");
-    if (!src) return LG_ERROR(LG_INVALID_ARGUMENT, "src md is NULL");
-    if (!weights) return LG_ERROR(LG_INVALID_ARGUMENT, "weights md is NULL");
-    if (!dst) return LG_ERROR(LG_INVALID_ARGUMENT, "dst md is NULL");
-    LG_CHECK(check_md(src, "src"));
-    LG_CHECK(check_md(weights, "weights"));
-    LG_CHECK(check_md(dst, "dst"));
-    if (bias) LG_CHECK(check_md(bias, "bias"));
-    LG_CHECK(check_shapes(p, src, weights, bias, dst));
-    LG_CHECK(check_attr(attr));
+lg_status lg__conv_query(const lg_conv_params *p, const lg_md *src, const lg_md *weights,
+                         const lg_md *bias, const lg_md *dst, const lg_attr *attr,
+                         const char *where, lg__conv_pd *out) {
+    LG_CHECK(check_md(src, "src", where));
+    LG_CHECK(check_md(weights, "weights", where));
+    LG_CHECK(check_md(dst, "dst", where));
+    if (bias) LG_CHECK(check_md(bias, "bias", where));
+    LG_CHECK(check_shapes(p, src, weights, bias, dst, where));
+    LG_CHECK(check_attr(attr, where));
 
     lg__conv_pd pd;
     memset(&pd, 0, sizeof pd);
@@ -301,5 +298,19 @@ lg_status lg_conv_create(lg_kernel **k, const lg_conv_params *p, const lg_md *sr
             }
         }
     }
+    *out = pd;
+    return LG_OK;
+}
+
+lg_status lg_conv_create(lg_kernel **k, const lg_conv_params *p, const lg_md *src,
+                         const lg_md *weights, const lg_md *bias, const lg_md *dst,
+                         const lg_attr *attr) {
+    if (!k) return LG_ERROR(LG_INVALID_ARGUMENT, "kernel pointer is NULL");
+    if (!p) return LG_ERROR(LG_INVALID_ARGUMENT, "conv params are NULL");
+    if (!src) return LG_ERROR(LG_INVALID_ARGUMENT, "src md is NULL");
+    if (!weights) return LG_ERROR(LG_INVALID_ARGUMENT, "weights md is NULL");
+    if (!dst) return LG_ERROR(LG_INVALID_ARGUMENT, "dst md is NULL");
+    lg__conv_pd pd;
+    LG_CHECK(lg__conv_query(p, src, weights, bias, dst, attr, __func__, &pd));
     return lg__cache_get(LG_KIND_CONV, &pd, sizeof pd, build_conv, k);
 }

@@ -54,6 +54,23 @@ typedef struct lg__conv_shape {
     int64_t pd, ph, pw; /* left (front, top) padding */
 } lg__conv_shape;
 
+/* What lg_conv_create would build, without building it: validate the
+ * arguments as lg_conv_create does and resolve every "any" md into *pd (the
+ * problem, as the cache keys it). Creates no kernel and leaves the cache
+ * untouched, so layout choice and fusion ask it freely. Errors name `where`;
+ * NULL records no message (a probe whose refusal is an answer). */
+LG_INTERNAL lg_status lg__conv_query(const lg_conv_params *p, const lg_md *src,
+                                     const lg_md *weights, const lg_md *bias, const lg_md *dst,
+                                     const lg_attr *attr, const char *where, lg__conv_pd *pd);
+
+/* Cost inputs (cost.c): the slowdown of a conv reading src and writing dst
+ * in these layouts relative to channel-blocked ones (1; channels-last 1.5,
+ * plain 3, other 4; a plain src counts only from 8 input channels per group
+ * on), and its flops (2 x multiply-adds) for these dims. */
+LG_INTERNAL double lg__conv_slowdown(const lg_md *src, const lg_md *dst, int64_t ic_per_group);
+LG_INTERNAL double lg__conv_flops(const lg_md *src, const lg_md *wei, const lg_md *dst,
+                                  int64_t groups);
+
 /* The output size *out along spatial dim i (of nsp) for input size `in` and
  * kernel size k: (in + pad_l + pad_r - ((k - 1) * (dilate + 1) + 1)) / stride
  * + 1, checking stride >= 1, dilate >= 0, padding >= 0, k >= 1, that the

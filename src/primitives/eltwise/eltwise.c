@@ -65,6 +65,10 @@ static const char *alg_name(int alg) {
     return alg >= 0 && alg < (int)(sizeof names / sizeof names[0]) ? names[alg] : "unknown";
 }
 
+const char *lg__eltwise_alg_str(int alg) {
+    return alg_name(alg);
+}
+
 /* Which of alpha (bit 0) and beta (bit 1) the algorithm reads. */
 static int alg_params(int alg) {
     switch ((lg_eltwise_alg)alg) {

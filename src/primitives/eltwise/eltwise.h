@@ -40,6 +40,10 @@ LG_INTERNAL double lg__eltwise_ulp_bound(int alg);
 /* True if alg is a known algorithm; *ints set if s32 / s8 / u8 take it. */
 LG_INTERNAL bool lg__eltwise_alg_known(int alg, bool *ints);
 
+/* The algorithm's name, "relu" ("unknown" for none): the one table of
+ * eltwise names (kernel descriptions, graph dumps, fused post-ops). */
+LG_INTERNAL const char *lg__eltwise_alg_str(int alg);
+
 /* The scalar truth for one element (f32 in, f32 out), libm-based:
  *   relu       x > 0 ? x : alpha x         elu     x > 0 ? x : alpha expm1f(x)
  *   tanh       tanhf(x)                    logistic 1 / (1 + expf(-x))

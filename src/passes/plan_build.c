@@ -1,6 +1,5 @@
 /* Turn a compiled graph into the immutable plan (see lg__plan_build). */
-#include "graph/plan.h"
-#include "passes/ir.h"
+#include "passes/passes.h"
 
 #include <string.h>
 
@@ -28,7 +27,7 @@ static lg_status place_io(lg__graph *ir, lg_plan *p) {
     if (!p->ins || !p->outs || !p->consts)
         return lg__error(LG_OUT_OF_MEMORY, where, "cannot allocate the plan's tables");
     for (int v = 0; v < ir->nvals; v++) {
-        lg__value *val = &ir->vals[v];
+        lg__cvalue *val = &ir->vals[v];
         if (val->kind != LG_VAL_INPUT) continue;
         p->ins[val->input].md = val->md;
         p->ins[val->input].name = dup_str(val->name);
@@ -45,7 +44,7 @@ static lg_status place_io(lg__graph *ir, lg_plan *p) {
         lg_value vs[LG_NODE_MAX_IN + 1];
         int k = lg__ir_reads(&ir->nodes[ir->sched[i]], vs);
         for (int j = 0; j < k; j++) {
-            lg__value *val = &ir->vals[vs[j]];
+            lg__cvalue *val = &ir->vals[vs[j]];
             if (val->kind != LG_VAL_CONSTANT || val->place.base >= 0) continue;
             size_t bytes = lg_md_size(&val->md);
             void *c = lg__aligned_alloc(64, bytes);
@@ -59,7 +58,7 @@ static lg_status place_io(lg__graph *ir, lg_plan *p) {
     /* Intermediates the memory planner did not place (pass skipped). */
     p->arena_bytes = ir->arena_bytes;
     for (int i = 0; i < ir->nsched; i++) {
-        lg__value *val = &ir->vals[ir->nodes[ir->sched[i]].out];
+        lg__cvalue *val = &ir->vals[ir->nodes[ir->sched[i]].out];
         if (val->place.base >= 0) continue;
         val->place = (lg__place){0, p->arena_bytes};
         p->arena_bytes += ((int64_t)lg_md_size(&val->md) + 63) / 64 * 64;
@@ -69,7 +68,7 @@ static lg_status place_io(lg__graph *ir, lg_plan *p) {
 
 /* The dump name of value v. */
 static void value_name(const lg__graph *ir, lg_value v, char *buf, size_t len) {
-    const lg__value *val = &ir->vals[v];
+    const lg__cvalue *val = &ir->vals[v];
     for (int o = 0; o < ir->nouts; o++)
         if (ir->outs[o].v == v) {
             snprintf(buf, len, "%s", ir->outs[o].name);
@@ -125,7 +124,7 @@ static lg_status bind_slots(lg_plan *p, lg__step *st, const lg__graph *ir, const
 }
 
 /* The copy of a fused sum's source into the conv's result buffer. */
-static lg_status add_sum_copy(lg__graph *ir, lg_plan *p, int *tid, const lg__node *node) {
+static lg_status add_sum_copy(lg__graph *ir, lg_plan *p, int *tid, const lg__cnode *node) {
     lg__step *st = &p->steps[p->nsteps];
     memset(st, 0, sizeof *st);
     lg_status s =
@@ -145,7 +144,7 @@ static lg_status add_sum_copy(lg__graph *ir, lg_plan *p, int *tid, const lg__nod
 
 static lg_status add_steps(lg__graph *ir, lg_plan *p, int *tid) {
     for (int i = 0; i < ir->nsched; i++) {
-        lg__node *node = &ir->nodes[ir->sched[i]];
+        lg__cnode *node = &ir->nodes[ir->sched[i]];
         const lg__node_ops *ops = lg__node_ops_of(node->kind);
         if (node->sum_src != LG_NO_VALUE &&
             !same_place(ir->vals[node->sum_src].place, ir->vals[node->out].place))
@@ -159,7 +158,15 @@ static lg_status add_steps(lg__graph *ir, lg_plan *p, int *tid) {
         st->node_kind = node->kind;
         st->inserted = node->inserted;
         st->copy = node->copy;
-        ops->describe(ir, node, st->desc, sizeof st->desc);
+        lg_md in[LG_NODE_MAX_IN];
+        lg__ir_in_mds(ir, node, in);
+        ops->describe(&node->base, in, &ir->vals[node->out].md, node->npost, node->post, st->desc,
+                      sizeof st->desc);
+        size_t len = strlen(st->desc);
+        snprintf(st->desc + len, sizeof st->desc - len, "%s",
+                 node->copy       ? " (copy to output)"
+                 : node->inserted ? " (inserted)"
+                                  : "");
         lg_value vs[LG_NODE_MAX_IN + 1];
         st->nin = lg__ir_reads(node, vs);
         for (int j = 0; j < st->nin; j++) st->tin[j] = tensor_of(ir, p, tid, vs[j]);

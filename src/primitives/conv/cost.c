@@ -1,0 +1,53 @@
+/* The conv kernel's cost inputs for the graph's cost model: its arithmetic
+ * and how much slower it runs in given layouts than in channel-blocked ones
+ * (the layouts lg__conv_choose picks). Answered from dims and layouts only,
+ * without a kernel. */
+#include "primitives/conv/conv.h"
+
+/* Layout classes of an activation, by how well a conv vectorises over it. */
+typedef enum layout_class {
+    CLASS_BLOCKED,
+    CLASS_CHANNELS_LAST,
+    CLASS_PLAIN,
+    CLASS_OTHER
+} layout_class;
+
+/* Slowdown per class, relative to channel-blocked activations (nChw16c /
+ * nChw8c): channels-last keeps the channels contiguous but loses the blocked
+ * weight reuse; plain nchw vectorises only along width. */
+static const double class_factor[] = {
+    [CLASS_BLOCKED] = 1.0,
+    [CLASS_CHANNELS_LAST] = 1.5,
+    [CLASS_PLAIN] = 3.0,
+    [CLASS_OTHER] = 4.0,
+};
+
+static layout_class classify(const lg_md *md) {
+    if (md->format_kind != LG_FMT_BLOCKED || md->ndims < 3) return CLASS_OTHER;
+    if (md->blocking.inner_nblks > 0) {
+        for (int i = 0; i < md->blocking.inner_nblks; i++)
+            if (md->blocking.inner_idxs[i] != 1) return CLASS_OTHER;
+        return CLASS_BLOCKED;
+    }
+    if (md->blocking.strides[1] == 1 && md->dims[1] > 1) return CLASS_CHANNELS_LAST;
+    lg_md raw, plain;
+    if (lg_md_init_strides(&raw, md->ndims, md->dims, md->dtype, NULL) != LG_OK) return CLASS_OTHER;
+    lg__md_canon(&raw, &plain); /* not in place: it zeroes its output first */
+    return lg_md_equal(&plain, md) ? CLASS_PLAIN : CLASS_OTHER;
+}
+
+double lg__conv_slowdown(const lg_md *src, const lg_md *dst, int64_t ic_per_group) {
+    double f = class_factor[classify(dst)];
+    double fs = class_factor[classify(src)];
+    /* A first layer (few input channels) reads plain src well. */
+    if (ic_per_group >= 8 && fs > f) f = fs;
+    return f;
+}
+
+double lg__conv_flops(const lg_md *src, const lg_md *wei, const lg_md *dst, int64_t groups) {
+    int sp = src->ndims - 2;
+    double f = 2.0 * (double)dst->dims[0] * (double)dst->dims[1] * (double)(src->dims[1] / groups);
+    for (int d = 0; d < sp; d++)
+        f *= (double)dst->dims[2 + d] * (double)wei->dims[wei->ndims - sp + d];
+    return f;
+}
