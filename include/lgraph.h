@@ -443,6 +443,97 @@ LG_API lg_status lg_conv_create(lg_kernel **k, const lg_conv_params *p, const lg
                                 const lg_md *weights, const lg_md *bias, const lg_md *dst,
                                 const lg_attr *attr);
 
+/* Pooling algorithms (oneDNN's pooling_max, pooling_avg_include_padding,
+ * pooling_avg_exclude_padding). */
+typedef enum lg_pool_alg {
+    LG_POOL_MAX = 0,
+    LG_POOL_AVG_INCLUDE_PADDING = 1, /* sum over the window / kernel size */
+    LG_POOL_AVG_EXCLUDE_PADDING = 2, /* sum over the window / taps inside the input */
+} lg_pool_alg;
+
+/* Pooling geometry, as lg_conv_params: entries beyond the spatial rank are
+ * ignored; dilates 0 is a dense kernel; pad_l / pad_r are the explicit
+ * padding before and after each spatial dim (ONNX ceil_mode is a pad_r large
+ * enough to give the extra output). Output size of each spatial dim:
+ *     (I + pad_l + pad_r - ((K - 1) * (dilate + 1) + 1)) / stride + 1. */
+typedef struct lg_pool_params {
+    lg_pool_alg alg;
+    int64_t kernel[3], strides[3], dilates[3], pad_l[3], pad_r[3];
+} lg_pool_params;
+
+/*
+ * Forward pooling, 1D/2D/3D (src N x C x spatial, ndims 3, 4 or 5), oneDNN's
+ * semantics: dst(n, c, o) = max or average of src(n, c, o * stride - pad_l +
+ * k * (dilate + 1)) over the kernel taps k that fall inside the input (the
+ * padding is never read; "avg include padding" still divides by the kernel
+ * size). A window with no tap inside the input gives 0. Types: f32, bf16 and
+ * f16 (computed in f32, rounded once to nearest even); s8, u8 and s32 (max
+ * exact; averages from an exact sum, rounded to nearest even and saturated).
+ * src and dst have the same type and dims N and C; dst's spatial dims must
+ * be the formula's. dst may be "any": it takes src's layout family (channel
+ * blocked aBcd8b / aBcd16b, channels last acdb, or plain). Any layouts work;
+ * channel-blocked, channels-last and plain ones run vector code, and a
+ * kernel covering the whole unpadded input (global average pooling) has its
+ * own path. dst's padding is written as zeros. Arguments: LG_ARG_SRC,
+ * LG_ARG_DST. LG_INVALID_ARGUMENT for NULL pointers, mismatched dims or
+ * types, sizes below 1, negative padding or dilation, a kernel wider than
+ * the padded input, inconsistent output dims; LG_UNIMPLEMENTED for other
+ * ndims.
+ */
+LG_API lg_status lg_pool_create(lg_kernel **k, const lg_pool_params *p, const lg_md *src,
+                                const lg_md *dst);
+
+/* Softmax algorithms (oneDNN's softmax_accurate and softmax_log). */
+typedef enum lg_softmax_alg { LG_SOFTMAX = 0, LG_LOGSOFTMAX = 1 } lg_softmax_alg;
+
+/*
+ * Softmax over `axis`, numerically stable: per row (every index but the
+ * axis's), m = max x, s = sum exp(x - m), dst = exp(x - m) / s (LG_SOFTMAX)
+ * or (x - m) - log(s) (LG_LOGSOFTMAX). Computed in f32 for f32, bf16 and
+ * f16 src and dst. Error bound against the exact result y* of the f32
+ * inputs, with A the axis length and d = x - m:
+ *     softmax:     |y - y*| <= (|d| + A + 8) 2^-24 y* + 2^-148
+ *     log-softmax: |y - y*| <= (3 |d| + 3 |y*| + A + 8) 2^-24
+ * for f32 dst (tests/primitives/test_softmax.c asserts it on random rows);
+ * a bf16 or f16 dst adds its rounding (half an ulp). dst NULL or "any":
+ * src's md; otherwise the same dims, any layout. In place (same buffer,
+ * equal mds) is allowed. Plain and blocked layouts run vector code; dst's
+ * padding is written as zeros. Arguments: LG_ARG_SRC, LG_ARG_DST.
+ * LG_INVALID_ARGUMENT for NULL pointers, an axis out of range, a dim below
+ * 1, mismatched dims; LG_UNIMPLEMENTED for integer types.
+ */
+LG_API lg_status lg_softmax_create(lg_kernel **k, lg_softmax_alg alg, int axis, const lg_md *src,
+                                   const lg_md *dst);
+
+/* Batch-normalization execution arguments (oneDNN's DNNL_ARG_MEAN ...
+ * DNNL_ARG_SHIFT): f32 arrays of C values. */
+enum { LG_ARG_MEAN = 49, LG_ARG_VARIANCE = 50, LG_ARG_SCALE = 51, LG_ARG_SHIFT = 52 };
+
+/* Batch-normalization flags (oneDNN's values; statistics are always given,
+ * as with dnnl_use_global_stats). */
+enum {
+    LG_BNORM_FUSE_RELU = 0x4,  /* dst = max(y, 0) */
+    LG_BNORM_USE_SCALE = 0x8,  /* gamma from LG_ARG_SCALE (else 1) */
+    LG_BNORM_USE_SHIFT = 0x10, /* beta from LG_ARG_SHIFT (else 0) */
+};
+
+/*
+ * Batch normalization, inference: per channel c (dim 1 of src, ndims 2-5)
+ *     dst = gamma[c] / sqrt(var[c] + epsilon) * (src - mean[c]) + beta[c],
+ * computed in f32 as a = gamma / sqrtf(var + eps), y = (x - mean) * a + beta
+ * (unfused, the same bits on every path), then max(y, 0) with
+ * LG_BNORM_FUSE_RELU. mean and var come at execution (LG_ARG_MEAN,
+ * LG_ARG_VARIANCE), with gamma (LG_ARG_SCALE) and beta (LG_ARG_SHIFT) when the
+ * flags ask for them. f32, bf16 and f16 src / dst. dst NULL or "any": src's
+ * md; otherwise the same dims, any layout. In place (same buffer, equal
+ * mds) is allowed; dst's padding is written as zeros. LG_INVALID_ARGUMENT
+ * for NULL pointers, a dim below 1, mismatched dims, unknown flags, a
+ * negative or non-finite epsilon; LG_UNIMPLEMENTED for integer types and
+ * other ranks.
+ */
+LG_API lg_status lg_bnorm_create(lg_kernel **k, const lg_md *src, const lg_md *dst, float epsilon,
+                                 unsigned flags);
+
 /* The md of argument `arg` (e.g. LG_ARG_DST): for one given as "any", the
  * layout the kernel chose; otherwise the md it was given. LG_INVALID_ARGUMENT
  * for an argument the kernel does not have. */

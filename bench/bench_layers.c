@@ -1,0 +1,193 @@
+/* Pooling, softmax and batch-normalization benchmark on the layers of
+ * ResNet-50 / MobileNetV2 classifiers: lgraph against oneDNN in one process,
+ * alternating, median of per-pair ratios; plus the ratio to a memcpy moving
+ * the same bytes (src read + dst written, halved: a memcpy of M bytes reads
+ * M and writes M). Both libraries get the same layout and data.
+ *
+ * Usage: bench_layers [pairs [filter]]   (default 15 pairs per workload;
+ * with a filter, only the workloads whose name contains it)
+ * Prints a Markdown table. */
+#include "bench_kernel.h"
+
+#include <lgraph.h>
+#include <math.h>
+#include <oneapi/dnnl/dnnl.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum { POOL_MAX, POOL_GAP, SOFTMAX, BNORM };
+
+/* bench_kernel.h's contexts hold 4 arguments; batch normalization takes 6. */
+typedef struct lg6_ctx {
+    lg_kernel *k;
+    int nargs;
+    lg_arg args[6];
+} lg6_ctx;
+static void run_lg6(void *p) {
+    lg6_ctx *c = p;
+    lg_kernel_execute(c->k, c->nargs, c->args);
+}
+typedef struct dnnl6_ctx {
+    dnnl_primitive_t prim;
+    dnnl_stream_t stream;
+    int nargs;
+    dnnl_exec_arg_t args[6];
+} dnnl6_ctx;
+static void run_dnnl6(void *p) {
+    dnnl6_ctx *c = p;
+    dnnl_primitive_execute(c->prim, c->stream, c->nargs, c->args);
+    dnnl_stream_wait(c->stream);
+}
+
+typedef struct workload {
+    const char *name;
+    int kind;
+    int64_t dims[4]; /* src, N x C x H x W (softmax: N x C) */
+    const char *tag;
+    dnnl_format_tag_t dtag;
+} workload;
+
+static const workload workloads[] = {
+    {"maxpool 3x3 s2 64x112x112 N=1 nChw8c", POOL_MAX, {1, 64, 112, 112}, "nChw8c", dnnl_nChw8c},
+    {"maxpool 3x3 s2 64x112x112 N=1 nChw16c", POOL_MAX, {1, 64, 112, 112}, "nChw16c", dnnl_nChw16c},
+    {"maxpool 3x3 s2 64x112x112 N=1 nhwc", POOL_MAX, {1, 64, 112, 112}, "nhwc", dnnl_nhwc},
+    {"maxpool 3x3 s2 64x112x112 N=16 nChw8c", POOL_MAX, {16, 64, 112, 112}, "nChw8c", dnnl_nChw8c},
+    {"maxpool 3x3 s2 64x112x112 N=16 nChw16c",
+     POOL_MAX,
+     {16, 64, 112, 112},
+     "nChw16c",
+     dnnl_nChw16c},
+    {"global avg 2048x7x7 N=1 nChw8c", POOL_GAP, {1, 2048, 7, 7}, "nChw8c", dnnl_nChw8c},
+    {"global avg 2048x7x7 N=1 nChw16c", POOL_GAP, {1, 2048, 7, 7}, "nChw16c", dnnl_nChw16c},
+    {"global avg 2048x7x7 N=16 nChw16c", POOL_GAP, {16, 2048, 7, 7}, "nChw16c", dnnl_nChw16c},
+    {"global avg 1280x7x7 N=1 nChw8c", POOL_GAP, {1, 1280, 7, 7}, "nChw8c", dnnl_nChw8c},
+    {"global avg 1280x7x7 N=16 nhwc", POOL_GAP, {16, 1280, 7, 7}, "nhwc", dnnl_nhwc},
+    {"softmax 1000 N=1", SOFTMAX, {1, 1000}, "ab", dnnl_ab},
+    {"softmax 1000 N=16", SOFTMAX, {16, 1000}, "ab", dnnl_ab},
+    {"softmax 1000 N=256", SOFTMAX, {256, 1000}, "ab", dnnl_ab},
+    {"bnorm+relu 8x256x56x56 nChw8c", BNORM, {8, 256, 56, 56}, "nChw8c", dnnl_nChw8c},
+    {"bnorm+relu 8x256x56x56 nChw16c", BNORM, {8, 256, 56, 56}, "nChw16c", dnnl_nChw16c},
+    {"bnorm+relu 8x256x56x56 nhwc", BNORM, {8, 256, 56, 56}, "nhwc", dnnl_nhwc},
+};
+
+int main(int argc, char **argv) {
+    int pairs = argc > 1 ? atoi(argv[1]) : 15;
+    dnnl_engine_t eng;
+    dnnl_stream_t stream;
+    CHECK(dnnl_engine_create(&eng, dnnl_cpu, 0));
+    CHECK(dnnl_stream_create(&stream, eng, dnnl_stream_default_flags));
+    printf("threads: %d, pairs per workload: %d\n\n", omp_get_max_threads(), pairs);
+    printf(
+        "| workload | lgraph impl | lgraph ms | oneDNN impl | oneDNN / lgraph time (median, "
+        "min-max) | memcpy / lgraph time | max diff vs oneDNN |\n|---|---|---|---|---|---|---|\n");
+    for (size_t w = 0; w < sizeof workloads / sizeof workloads[0]; w++) {
+        const workload *wl = &workloads[w];
+        if (argc > 2 && !strstr(wl->name, argv[2])) continue;
+        const int nd = wl->kind == SOFTMAX ? 2 : 4;
+        int64_t od[4] = {wl->dims[0], wl->dims[1], wl->dims[2], wl->dims[3]};
+        if (wl->kind == POOL_MAX) od[2] = od[3] = (wl->dims[2] + 2 - 3) / 2 + 1;
+        if (wl->kind == POOL_GAP) od[2] = od[3] = 1;
+        lg_md sm, dm;
+        CHECK(lg_md_init_tag(&sm, nd, wl->dims, LG_F32, wl->tag));
+        CHECK(lg_md_init_tag(&dm, nd, od, LG_F32, wl->tag));
+        size_t ssz = lg_md_size(&sm), dsz = lg_md_size(&dm);
+        float *src = bench_alloc(ssz), *dst = bench_alloc(dsz), *ddst = bench_alloc(dsz);
+        for (size_t i = 0; i < ssz / 4; i++) src[i] = (float)((int)(i % 251) - 125) * 0.05f;
+        const int64_t C = wl->dims[1];
+        float *stats = bench_alloc((size_t)C * 16);
+        for (int64_t c = 0; c < 4 * C; c++) stats[c] = 0.5f + (float)(c % 7) * 0.1f;
+        lg6_ctx lc = {0};
+        dnnl6_ctx dc = {.stream = stream};
+        dnnl_memory_desc_t dsm, ddm, cmd;
+        dnnl_dims_t sdd = {wl->dims[0], wl->dims[1], wl->dims[2], wl->dims[3]},
+                    ddd = {od[0], od[1], od[2], od[3]}, cdd = {C};
+        CHECK(dnnl_memory_desc_init_by_tag(&dsm, nd, sdd, dnnl_f32, wl->dtag));
+        CHECK(dnnl_memory_desc_init_by_tag(&ddm, nd, ddd, dnnl_f32, wl->dtag));
+        CHECK(dnnl_memory_desc_init_by_tag(&cmd, 1, cdd, dnnl_f32, dnnl_a));
+        dnnl_primitive_desc_t pd;
+        dnnl_memory_t dm_[6] = {0};
+        int nd_args = 2;
+        CHECK(dnnl_memory_create(&dm_[0], &dsm, eng, src));
+        CHECK(dnnl_memory_create(&dm_[1], &ddm, eng, ddst));
+        lc.nargs = 2;
+        lc.args[0] = (lg_arg){LG_ARG_SRC, src};
+        lc.args[1] = (lg_arg){LG_ARG_DST, dst};
+        if (wl->kind == POOL_MAX || wl->kind == POOL_GAP) {
+            bool mx = wl->kind == POOL_MAX;
+            lg_pool_params p = {mx ? LG_POOL_MAX : LG_POOL_AVG_EXCLUDE_PADDING,
+                                {mx ? 3 : wl->dims[2], mx ? 3 : wl->dims[3]},
+                                {mx ? 2 : 1, mx ? 2 : 1},
+                                {0, 0},
+                                {mx ? 1 : 0, mx ? 1 : 0},
+                                {mx ? 1 : 0, mx ? 1 : 0}};
+            CHECK(lg_pool_create(&lc.k, &p, &sm, &dm));
+            dnnl_dims_t ks = {p.kernel[0], p.kernel[1]}, ss = {p.strides[0], p.strides[1]},
+                        dl = {0, 0}, pl = {p.pad_l[0], p.pad_l[1]}, pr = {p.pad_r[0], p.pad_r[1]};
+            dnnl_pooling_v2_desc_t d;
+            CHECK(dnnl_pooling_v2_forward_desc_init(&d, dnnl_forward_inference,
+                                                    mx ? dnnl_pooling_max
+                                                       : dnnl_pooling_avg_exclude_padding,
+                                                    &dsm, &ddm, ss, ks, dl, pl, pr));
+            CHECK(dnnl_primitive_desc_create(&pd, &d, NULL, eng, NULL));
+        } else if (wl->kind == SOFTMAX) {
+            CHECK(lg_softmax_create(&lc.k, LG_SOFTMAX, 1, &sm, NULL));
+            dnnl_softmax_v2_desc_t d;
+            CHECK(dnnl_softmax_v2_forward_desc_init(&d, dnnl_forward_inference,
+                                                    dnnl_softmax_accurate, &dsm, &dsm, 1));
+            CHECK(dnnl_primitive_desc_create(&pd, &d, NULL, eng, NULL));
+        } else {
+            unsigned fl = LG_BNORM_USE_SCALE | LG_BNORM_USE_SHIFT | LG_BNORM_FUSE_RELU;
+            CHECK(lg_bnorm_create(&lc.k, &sm, NULL, 1e-5f, fl));
+            const int ids[4] = {LG_ARG_MEAN, LG_ARG_VARIANCE, LG_ARG_SCALE, LG_ARG_SHIFT};
+            for (int i = 0; i < 4; i++) {
+                lc.args[2 + i] = (lg_arg){ids[i], stats + i * C};
+                CHECK(dnnl_memory_create(&dm_[2 + i], &cmd, eng, stats + i * C));
+            }
+            lc.nargs = 6;
+            nd_args = 6;
+            dnnl_batch_normalization_desc_t d;
+            CHECK(dnnl_batch_normalization_forward_desc_init(
+                &d, dnnl_forward_inference, &dsm, 1e-5f,
+                dnnl_use_global_stats | dnnl_use_scale | dnnl_use_shift | dnnl_fuse_norm_relu));
+            CHECK(dnnl_primitive_desc_create(&pd, &d, NULL, eng, NULL));
+        }
+        CHECK(dnnl_primitive_create(&dc.prim, pd));
+        const int dids[6] = {DNNL_ARG_SRC,      DNNL_ARG_DST,   DNNL_ARG_MEAN,
+                             DNNL_ARG_VARIANCE, DNNL_ARG_SCALE, DNNL_ARG_SHIFT};
+        dc.nargs = nd_args;
+        for (int i = 0; i < nd_args; i++) dc.args[i] = (dnnl_exec_arg_t){dids[i], dm_[i]};
+        const char *dimpl = "";
+        dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &dimpl);
+        run_lg6(&lc);
+        run_dnnl6(&dc);
+        double diff = 0;
+        for (size_t i = 0; i < dsz / 4; i++) {
+            double e = fabs((double)dst[i] - ddst[i]) / (fabs((double)ddst[i]) + 1e-6);
+            diff = e > diff ? e : diff;
+        }
+        bench_ratio vs = bench_alternate(run_lg6, &lc, run_dnnl6, &dc, pairs);
+        size_t mbytes = (ssz + dsz) / 2;
+        void *ma = bench_alloc(mbytes), *mb = bench_alloc(mbytes);
+        memset(ma, 1, mbytes);
+        bench_memcpy_ctx mc = {mb, ma, mbytes};
+        bench_ratio vm = bench_alternate(run_lg6, &lc, bench_memcpy, &mc, pairs);
+        free(ma);
+        free(mb);
+        printf("| %s | %s | %.4f | %s | %.2fx (%.2f-%.2f) | %.2f | %.1e |\n", wl->name,
+               lg_kernel_impl(lc.k), vs.time_a * 1e3, dimpl, vs.median, vs.min, vs.max, vm.median,
+               diff);
+        fflush(stdout);
+        dnnl_primitive_destroy(dc.prim);
+        dnnl_primitive_desc_destroy(pd);
+        for (int i = 0; i < 6; i++)
+            if (dm_[i]) dnnl_memory_destroy(dm_[i]);
+        lg_kernel_destroy(lc.k);
+        free(src);
+        free(dst);
+        free(ddst);
+        free(stats);
+    }
+    dnnl_stream_destroy(stream);
+    dnnl_engine_destroy(eng);
+    return 0;
+}

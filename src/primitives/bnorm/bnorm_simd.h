@@ -1,0 +1,146 @@
+/* The SIMD batch-normalization rows, written once over the eltwise vector
+ * layer (simd_avx2.h or simd_avx512.h). Not a normal header: bnorm_avx2.c
+ * and bnorm_avx512.c include their layer, name the entry point
+ * LG_BNORM_ROWS, then include this file.
+ *
+ * The reference's operations in its order (sqrt and division correctly
+ * rounded, products and sums unfused), so results match it bit for bit.
+ * Channel-inner views: the per-channel a, mean and shift of a chunk of up to
+ * CH_CHUNK channels go to a stack table once per row, then every point of the
+ * row runs over them; padding lanes of the last channel block are written 0.
+ * Plain views: scalars per (n, c) row broadcast along w. */
+#if !defined(LG_BNORM_ROWS)
+#error "bnorm_simd.h is a template: include a vector layer and name the entry point first"
+#endif
+
+#include "lgraph.h"
+#include "memory/convert.h"
+#include "primitives/bnorm/bnorm.h"
+
+#include <math.h>
+
+#define CH_CHUNK 256
+
+typedef struct prm {
+    vec eps, one, zero;
+    bool scale, shift, relu;
+} prm;
+
+static inline vec finish(const prm *p, vec x, vec mean, vec a, vec b) {
+    vec y = v_add(v_mul(v_sub(x, mean), a), b);
+    return p->relu ? v_sel(v_gt(p->zero, y), p->zero, y) : y;
+}
+
+/* a, mean and shift of channels [c0, c0 + m) into tables (VL-padded). */
+static inline void chan_table(const prm *p, const lg__bnorm_stats *st, int64_t c0, int64_t m,
+                              float *ta, float *tm, float *tb) {
+    for (int64_t i = 0; i < m; i += VL) {
+        int64_t k = m - i < VL ? m - i : VL;
+        vec var = k == VL ? v_load(st->var + c0 + i) : v_load_part(st->var + c0 + i, k);
+        vec g = !p->scale ? p->one
+                : k == VL ? v_load(st->scale + c0 + i)
+                          : v_load_part(st->scale + c0 + i, k);
+        vec b = !p->shift ? p->zero
+                : k == VL ? v_load(st->shift + c0 + i)
+                          : v_load_part(st->shift + c0 + i, k);
+        vec mean = k == VL ? v_load(st->mean + c0 + i) : v_load_part(st->mean + c0 + i, k);
+        v_store(ta + i, v_div(g, v_sqrt(v_add(var, p->eps))));
+        v_store(tm + i, mean);
+        v_store(tb + i, b);
+    }
+}
+
+static inline __attribute__((always_inline)) void rows_tpl(const lg__bnorm_job *j, lg_dtype dt,
+                                                           const lg__bnorm_stats *st,
+                                                           const void *src, void *dst, int64_t r0,
+                                                           int64_t r1) {
+    const lg__chview *v = &j->v;
+    const prm P = {v_set1(j->pd->eps),
+                   v_set1(1.0f),
+                   v_zero(),
+                   (j->pd->flags & LG_BNORM_USE_SCALE) != 0,
+                   (j->pd->flags & LG_BNORM_USE_SHIFT) != 0,
+                   (j->pd->flags & LG_BNORM_FUSE_RELU) != 0};
+    const prm *p = &P;
+    const int64_t D = v->sp[0], H = v->sp[1], W = v->sp[2];
+    float ta[CH_CHUNK] __attribute__((aligned(64))), tm[CH_CHUNK] __attribute__((aligned(64))),
+        tb[CH_CHUNK] __attribute__((aligned(64)));
+    for (int64_t r = r0; r < r1; r++) {
+        const int64_t h = r % H, q = r / H, d = q % D, q2 = q / D;
+        const int64_t cb = q2 % v->ncb, n = q2 / v->ncb;
+        const int64_t base = v->off0 + n * v->sn + cb * v->scb + d * v->ss[0] + h * v->ss[1];
+        if (v->kind == LG_CH_PLAIN) {
+            const float g = p->scale ? st->scale[cb] : 1.0f, b = p->shift ? st->shift[cb] : 0.0f;
+            const float a = g / sqrtf(st->var[cb] + j->pd->eps);
+            const vec va = v_set1(a), vm = v_set1(st->mean[cb]), vb = v_set1(b);
+            if (v->ss[2] == 1) {
+                int64_t w = 0;
+                for (; w + VL <= W; w += VL)
+                    v_store_dt(dt, dst, base + w,
+                               finish(p, v_load_dt(dt, src, base + w), vm, va, vb));
+                if (w < W)
+                    v_store_dt_part(dt, dst, base + w,
+                                    finish(p, v_load_dt_part(dt, src, base + w, W - w), vm, va, vb),
+                                    W - w);
+            } else {
+                for (int64_t w = 0; w < W; w++) {
+                    float x = lg__load_f32(src, dt, base + w * v->ss[2]);
+                    float y = (x - st->mean[cb]) * a;
+                    y = y + b;
+                    if (p->relu) y = y < 0.0f ? 0.0f : y;
+                    lg__store_f32(dst, dt, base + w * v->ss[2], y);
+                }
+            }
+            continue;
+        }
+        /* Channel-inner: lanes [0, valid) are channels cb * run + lane. */
+        const int64_t c_first = cb * v->run;
+        const int64_t valid = v->c - c_first < v->run ? v->c - c_first : v->run;
+        for (int64_t c0 = 0; c0 < valid; c0 += CH_CHUNK) {
+            const int64_t m = valid - c0 < CH_CHUNK ? valid - c0 : CH_CHUNK;
+            chan_table(p, st, c_first + c0, m, ta, tm, tb);
+            for (int64_t w = 0; w < W; w++) {
+                const int64_t o = base + w * v->ss[2] + c0;
+                int64_t i = 0;
+                for (; i + 2 * VL <= m; i += 2 * VL) {
+                    vec y0 = finish(p, v_load_dt(dt, src, o + i), v_load(tm + i), v_load(ta + i),
+                                    v_load(tb + i));
+                    vec y1 = finish(p, v_load_dt(dt, src, o + i + VL), v_load(tm + i + VL),
+                                    v_load(ta + i + VL), v_load(tb + i + VL));
+                    v_store_dt(dt, dst, o + i, y0);
+                    v_store_dt(dt, dst, o + i + VL, y1);
+                }
+                for (; i < m; i += VL) {
+                    int64_t k = m - i < VL ? m - i : VL;
+                    vec x = k == VL ? v_load_dt(dt, src, o + i) : v_load_dt_part(dt, src, o + i, k);
+                    vec y = finish(p, x, v_load(tm + i), v_load(ta + i), v_load(tb + i));
+                    if (k == VL)
+                        v_store_dt(dt, dst, o + i, y);
+                    else
+                        v_store_dt_part(dt, dst, o + i, y, k);
+                }
+            }
+        }
+        if (valid < v->run) /* padding lanes of the last block */
+            for (int64_t w = 0; w < W; w++)
+                for (int64_t i = valid; i < v->run; i += VL) {
+                    int64_t k = v->run - i < VL ? v->run - i : VL;
+                    v_store_dt_part(dt, dst, base + w * v->ss[2] + i, v_zero(), k);
+                }
+    }
+}
+
+void LG_BNORM_ROWS(const lg__bnorm_job *j, const lg__bnorm_stats *st, const void *src, void *dst,
+                   int64_t r0, int64_t r1) {
+    switch (j->pd->src.dtype) {
+    case LG_F16:
+        rows_tpl(j, LG_F16, st, src, dst, r0, r1);
+        break;
+    case LG_BF16:
+        rows_tpl(j, LG_BF16, st, src, dst, r0, r1);
+        break;
+    default:
+        rows_tpl(j, LG_F32, st, src, dst, r0, r1);
+        break;
+    }
+}

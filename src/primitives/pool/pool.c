@@ -1,0 +1,228 @@
+/* lg_pool_create: validate, resolve dst "any", canonicalise into the cache
+ * key, choose the path, and the execution driver.
+ *
+ * Paths (impl "pool:<isa>:<path>"):
+ *  - inner: src and dst channel-inner views with the same run (channels
+ *    last, or blocked on C by the same block): vectors along the channels.
+ *  - plain: both plain: vectors along the output width (AVX2 / AVX-512).
+ *  - global: kernel = the whole input, no padding, an average: its own loop
+ *    (channel vectors summed over the plane, or plane sums for plain).
+ *  - "pool:ref": any other pair of layouts, the reference itself.
+ * f32, f16 and bf16 run the ISA's rows; integer types and the scalar cap
+ * run pool_scalar.c. Rows (n, channel block, od, oh) are split across the
+ * OpenMP threads. */
+#include "primitives/pool/pool.h"
+
+#include "primitives/cache.h"
+#include "primitives/eltwise/layout.h"
+
+#include <omp.h>
+#include <stdio.h>
+#include <string.h>
+
+#define POOL_ERR(status, ...) lg__error((status), "lg_pool_create", __VA_ARGS__)
+
+/* Work (element-taps) from which all threads run. */
+#define PAR_WORK 32768
+/* Lanes per row of global pooling on a long channel run (nspc). */
+#define GLOBAL_CHUNK 128
+
+typedef struct pool_data {
+    lg__pool_pd pd;
+    lg__pool_geom g;
+    lg__pool_job job;
+    lg__pool_fn rows; /* NULL: the reference */
+    int64_t *padtab;  /* the reference's dst padding tables */
+    int64_t work;
+} pool_data;
+
+static lg_status pool_execute(const lg_kernel *k, void *const *bufs) {
+    const pool_data *p = k->data;
+    const void *src = bufs[0];
+    void *dst = bufs[1];
+    if (!p->rows) {
+        lg__pool_ref(&p->pd, &p->g, p->padtab, src, dst);
+        return LG_OK;
+    }
+    int64_t rows = lg__pool_rows(&p->job);
+    if (rows == 0) return LG_OK;
+    int nthr = p->work >= PAR_WORK && !omp_in_parallel() ? omp_get_max_threads() : 1;
+    if (nthr > rows) nthr = (int)rows;
+#pragma omp parallel num_threads(nthr) if (nthr > 1)
+    {
+        int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+        int64_t r0 = rows * t / nt, r1 = rows * (t + 1) / nt;
+        if (r0 < r1) p->rows(&p->job, src, dst, r0, r1);
+    }
+    return LG_OK;
+}
+
+static void pool_destroy(lg_kernel *k) {
+    pool_data *p = k->data;
+    if (p) {
+        lg__free(p->g.mem);
+        lg__free(p->padtab);
+    }
+    lg__free(p);
+}
+
+static const lg__kernel_ops pool_ops = {pool_execute, pool_destroy};
+
+static const char *alg_name(int alg) {
+    return alg == 0 ? "max" : alg == 1 ? "avg_include_padding" : "avg_exclude_padding";
+}
+
+/* Choose the path; impl gets its name. */
+static const char *plan(pool_data *p, lg__isa isa) {
+    const lg__pool_pd *pd = &p->pd;
+    lg__pool_job *j = &p->job;
+    j->pd = pd;
+    j->g = &p->g;
+    lg__chview_init(&pd->src, &j->sv);
+    lg__chview_init(&pd->dst, &j->dv);
+    /* A plain md whose spatial dims are all 1 reads as channels last too. */
+    if (j->sv.kind != j->dv.kind) {
+        lg__chview_as_plain(&pd->src, &j->sv);
+        lg__chview_as_plain(&pd->dst, &j->dv);
+    }
+    bool same = j->sv.kind != LG_CH_OTHER && j->sv.kind == j->dv.kind && j->sv.run == j->dv.run &&
+                j->sv.ncb == j->dv.ncb;
+    if (!same) return NULL;
+    bool global = pd->alg != 0;
+    for (int i = 0; i < 3; i++)
+        global =
+            global && pd->k[i] == p->g.in[i] && p->g.o[i] == 1 && pd->pl[i] == 0 && pd->dil[i] == 0;
+    j->global = global;
+    j->chunk = j->sv.run;
+    j->nchunk = 1;
+    if (global && j->sv.run > GLOBAL_CHUNK) {
+        j->chunk = GLOBAL_CHUNK;
+        j->nchunk = (j->sv.run + GLOBAL_CHUNK - 1) / GLOBAL_CHUNK;
+    }
+    lg_dtype dt = pd->src.dtype;
+    bool flt = dt == LG_F32 || dt == LG_F16 || dt == LG_BF16;
+    p->rows = !flt || isa == LG_ISA_SCALAR ? lg__pool_rows_scalar
+              : isa == LG_ISA_AVX512       ? lg__pool_rows_avx512
+                                           : lg__pool_rows_avx2;
+    return global ? "global" : j->sv.kind == LG_CH_INNER ? "inner" : "plain";
+}
+
+static lg_status build_pool(const void *problem, lg_kernel **out) {
+    const lg__pool_pd *pd = problem;
+    lg_kernel *k = lg__kernel_new(LG_KIND_POOL, &pool_ops, sizeof(pool_data));
+    if (!k) return POOL_ERR(LG_OUT_OF_MEMORY, "cannot allocate a pooling kernel");
+    pool_data *p = k->data;
+    p->pd = *pd;
+    if (!lg__pool_geom_init(&p->pd, &p->g)) {
+        lg_kernel_destroy(k);
+        return POOL_ERR(LG_OUT_OF_MEMORY, "cannot allocate pooling tables");
+    }
+    lg__isa isa = lg__cpu_isa();
+    const char *path = plan(p, isa);
+    bool ints = pd->src.dtype == LG_S32 || pd->src.dtype == LG_S8 || pd->src.dtype == LG_U8;
+    if (path) {
+        snprintf(k->impl, sizeof k->impl, "pool:%s:%s", ints ? "scalar" : lg__isa_name(isa), path);
+        p->work = lg__md_nelems_padded(&pd->dst) *
+                  (p->job.global ? p->g.in[0] * p->g.in[1] * p->g.in[2] : p->g.kprod);
+    } else {
+        snprintf(k->impl, sizeof k->impl, "pool:ref");
+        if (lg__md_has_padding(&pd->dst)) {
+            p->padtab = lg__offtab_new(&pd->dst, pd->dst.padded_dims, false);
+            if (!p->padtab) {
+                lg_kernel_destroy(k);
+                return POOL_ERR(LG_OUT_OF_MEMORY, "cannot allocate a padding table");
+            }
+        }
+    }
+    char sm[96], dm[96];
+    lg__md_describe(&pd->src, sm, sizeof sm);
+    lg__md_describe(&pd->dst, dm, sizeof dm);
+    int n = snprintf(k->desc, sizeof k->desc, "alg:%s src:%s dst:%s", alg_name(pd->alg), sm, dm);
+    for (int i = 3 - pd->nsp; i < 3 && n > 0 && n < (int)sizeof k->desc; i++)
+        n += snprintf(k->desc + n, sizeof k->desc - (size_t)n, " k%lld s%lld d%lld p%lld",
+                      (long long)pd->k[i], (long long)pd->s[i], (long long)pd->dil[i],
+                      (long long)pd->pl[i]);
+    lg__kernel_add_slot(k, LG_ARG_SRC, true, &pd->src, 0);
+    lg__kernel_add_slot(k, LG_ARG_DST, true, &pd->dst, 0);
+    *out = k;
+    return LG_OK;
+}
+
+lg_status lg_pool_create(lg_kernel **k, const lg_pool_params *p, const lg_md *src,
+                         const lg_md *dst) {
+    if (!k) return POOL_ERR(LG_INVALID_ARGUMENT, "kernel pointer is NULL");
+    *k = NULL;
+    if (!p) return POOL_ERR(LG_INVALID_ARGUMENT, "params are NULL");
+    if (!src) return POOL_ERR(LG_INVALID_ARGUMENT, "src md is NULL");
+    if (!dst) return POOL_ERR(LG_INVALID_ARGUMENT, "dst md is NULL");
+    LG_CHECK(lg__md_check(src, "lg_pool_create", "src md"));
+    LG_CHECK(lg__md_check(dst, "lg_pool_create", "dst md"));
+    if (lg_md_is_any(src)) return POOL_ERR(LG_INVALID_ARGUMENT, "src md is 'any'");
+    if ((unsigned)p->alg > 2u)
+        return POOL_ERR(LG_INVALID_ARGUMENT, "params alg %d is not an lg_pool_alg", (int)p->alg);
+    const int nd = src->ndims, nsp = nd - 2;
+    if (nd < 3 || nd > 5)
+        return POOL_ERR(LG_UNIMPLEMENTED, "src md has %d dims (pooling takes 3, 4 or 5)", nd);
+    if (dst->ndims != nd)
+        return POOL_ERR(LG_INVALID_ARGUMENT, "dst md has %d dims, src md %d", dst->ndims, nd);
+    if (dst->dtype != src->dtype)
+        return POOL_ERR(LG_INVALID_ARGUMENT, "dst md is %s, src md %s", lg_dtype_str(dst->dtype),
+                        lg_dtype_str(src->dtype));
+    for (int d = 0; d < nd; d++)
+        if (src->dims[d] < 1 || dst->dims[d] < 1)
+            return POOL_ERR(LG_INVALID_ARGUMENT, "%s md dim %d is %lld (must be >= 1)",
+                            src->dims[d] < 1 ? "src" : "dst", d,
+                            (long long)(src->dims[d] < 1 ? src->dims[d] : dst->dims[d]));
+    for (int d = 0; d < 2; d++)
+        if (dst->dims[d] != src->dims[d])
+            return POOL_ERR(LG_INVALID_ARGUMENT, "dst md dim %d is %lld, src md's %lld", d,
+                            (long long)dst->dims[d], (long long)src->dims[d]);
+    lg__pool_pd pd;
+    memset(&pd, 0, sizeof pd);
+    pd.alg = (int32_t)p->alg;
+    pd.nsp = nsp;
+    for (int i = 0; i < 3; i++) pd.k[i] = pd.s[i] = 1;
+    for (int i = 0; i < nsp; i++) {
+        const int64_t K = p->kernel[i], S = p->strides[i], Dl = p->dilates[i], L = p->pad_l[i],
+                      R = p->pad_r[i], I = src->dims[2 + i];
+        if (K < 1)
+            return POOL_ERR(LG_INVALID_ARGUMENT, "params kernel[%d] is %lld", i, (long long)K);
+        if (S < 1)
+            return POOL_ERR(LG_INVALID_ARGUMENT, "params strides[%d] is %lld", i, (long long)S);
+        if (Dl < 0)
+            return POOL_ERR(LG_INVALID_ARGUMENT, "params dilates[%d] is %lld", i, (long long)Dl);
+        if (L < 0 || R < 0)
+            return POOL_ERR(LG_INVALID_ARGUMENT, "params pad_%c[%d] is %lld", L < 0 ? 'l' : 'r', i,
+                            (long long)(L < 0 ? L : R));
+        if (K > (int64_t)1 << 30 || Dl > (int64_t)1 << 30 || L > (int64_t)1 << 40 ||
+            R > (int64_t)1 << 40 || S > (int64_t)1 << 40)
+            return POOL_ERR(LG_INVALID_ARGUMENT, "params of spatial dim %d are too large", i);
+        int64_t ext = (K - 1) * (Dl + 1) + 1;
+        if (ext > I + L + R)
+            return POOL_ERR(LG_INVALID_ARGUMENT,
+                            "params kernel[%d] spans %lld, wider than the padded input %lld", i,
+                            (long long)ext, (long long)(I + L + R));
+        int64_t O = (I + L + R - ext) / S + 1;
+        if (dst->dims[2 + i] != O)
+            return POOL_ERR(LG_INVALID_ARGUMENT,
+                            "dst md spatial dim %d is %lld, the geometry gives %lld", i,
+                            (long long)dst->dims[2 + i], (long long)O);
+        int j = 3 - nsp + i;
+        pd.k[j] = K;
+        pd.s[j] = S;
+        pd.dil[j] = Dl;
+        pd.pl[j] = L;
+    }
+    lg__md_canon(src, &pd.src);
+    if (lg_md_is_any(dst)) {
+        char tag[LG_TAG_MAX * 2];
+        lg__chview_family_tag(src, nd, tag);
+        lg_md r;
+        if (lg_md_init_tag(&r, nd, dst->dims, dst->dtype, tag) != LG_OK)
+            return POOL_ERR(LG_INVALID_ARGUMENT, "dst md 'any' cannot take layout %s", tag);
+        lg__md_canon(&r, &pd.dst);
+    } else {
+        lg__md_canon(dst, &pd.dst);
+    }
+    return lg__cache_get(LG_KIND_POOL, &pd, sizeof pd, build_pool, k);
+}

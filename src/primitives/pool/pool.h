@@ -1,0 +1,107 @@
+/* The pooling kernel's internal interface: the problem (also its cache key),
+ * the geometry tables shared by the reference and the fast paths, the
+ * reference, and the per-ISA kernels. */
+#ifndef LG_PRIMITIVES_POOL_H
+#define LG_PRIMITIVES_POOL_H
+
+#include "memory/md.h"
+#include "primitives/cpu.h"
+#include "primitives/pool/chview.h"
+
+#include <math.h>
+
+/* A validated pooling problem, zeroed then filled (the kernel cache hashes
+ * its bytes). Geometry is right-aligned into d, h, w: unused leading dims
+ * have k = s = 1 and no padding or dilation. dil is oneDNN's (0: dense). */
+typedef struct lg__pool_pd {
+    lg_md src, dst;
+    int32_t alg, nsp;
+    int64_t k[3], s[3], dil[3], pl[3];
+} lg__pool_pd;
+
+/* Valid taps of one output coordinate along one dim: kernel indices
+ * [lo, hi), input coordinate of tap j: in0 + j * step. */
+typedef struct lg__pool_taps {
+    int32_t lo, hi;
+    int64_t in0;
+} lg__pool_taps;
+
+/* Per-dim tap tables: tab[i] points at o[i] entries (o = dst spatial). */
+typedef struct lg__pool_geom {
+    int64_t o[3], in[3], step[3], kprod;
+    lg__pool_taps *tab[3];
+    lg__pool_taps *mem;
+} lg__pool_geom;
+
+/* Fill g for pd (allocates g->mem; lg__free it). false when out of memory. */
+LG_INTERNAL bool lg__pool_geom_init(const lg__pool_pd *pd, lg__pool_geom *g);
+
+/* The divisor of an average: the kernel's size (avg including padding) or
+ * the number of valid taps. */
+static inline int64_t lg__pool_count(int alg, const lg__pool_geom *g, const lg__pool_taps *td,
+                                     const lg__pool_taps *th, const lg__pool_taps *tw) {
+    if (alg == 1) return g->kprod; /* LG_POOL_AVG_INCLUDE_PADDING */
+    return (int64_t)(td->hi - td->lo) * (th->hi - th->lo) * (tw->hi - tw->lo);
+}
+
+/* Integer element i of p (s32, s8 or u8). */
+static inline int64_t lg__pool_ld_int(const void *p, lg_dtype dt, int64_t i) {
+    return dt == LG_S32  ? ((const int32_t *)p)[i]
+           : dt == LG_S8 ? ((const int8_t *)p)[i]
+                         : ((const uint8_t *)p)[i];
+}
+
+/* v saturated to dt (s32, s8 or u8), rounded to nearest even, stored at i. */
+static inline void lg__pool_st_int(void *p, lg_dtype dt, int64_t i, double v) {
+    double lo = dt == LG_S32 ? -2147483648.0 : dt == LG_S8 ? -128.0 : 0.0;
+    double hi = dt == LG_S32 ? 2147483647.0 : dt == LG_S8 ? 127.0 : 255.0;
+    v = v < lo ? lo : v > hi ? hi : v;
+    int64_t r = (int64_t)nearbyint(v);
+    if (dt == LG_S32)
+        ((int32_t *)p)[i] = (int32_t)r;
+    else if (dt == LG_S8)
+        ((int8_t *)p)[i] = (int8_t)r;
+    else
+        ((uint8_t *)p)[i] = (uint8_t)r;
+}
+
+/* The scalar truth: every dst element through lg__md_off, dst's padding
+ * zeroed. Max: the f32 running maximum m = m > x ? m : x from -inf, taps in
+ * d, h, w order (integer types compare exactly); averages: the f32 sum in
+ * the same order divided once (integer types: an exact sum, the quotient
+ * rounded to nearest even and saturated). A window without a valid tap
+ * gives 0. padtab: lg__offtab_new(&pd->dst, padded dims) when dst has
+ * padding (which is then zeroed), else NULL. */
+LG_INTERNAL void lg__pool_ref(const lg__pool_pd *pd, const lg__pool_geom *g, const int64_t *padtab,
+                              const void *src, void *dst);
+
+/* What one fast call computes: output rows [r0, r1) of the problem viewed
+ * as rows (n, cb, od, oh) of ow outputs each, src and dst channel views
+ * with the same run. */
+typedef struct lg__pool_job {
+    const lg__pool_pd *pd;
+    const lg__pool_geom *g;
+    lg__chview sv, dv;
+    bool global;   /* kernel = whole input, no padding: one output per (n, cb, chunk) */
+    int64_t chunk; /* global: lanes per row (the run split for threads) */
+    int64_t nchunk;
+} lg__pool_job;
+
+/* Rows of the job: N * ncb * OD * OH, or N * ncb * nchunk when global. */
+static inline int64_t lg__pool_rows(const lg__pool_job *j) {
+    if (j->global) return j->sv.n * j->sv.ncb * j->nchunk;
+    return j->sv.n * j->sv.ncb * j->g->o[0] * j->g->o[1];
+}
+
+typedef void (*lg__pool_fn)(const lg__pool_job *j, const void *src, void *dst, int64_t r0,
+                            int64_t r1);
+/* Any type, any chview kind (channel-inner or plain): plain C. */
+LG_INTERNAL void lg__pool_rows_scalar(const lg__pool_job *j, const void *src, void *dst, int64_t r0,
+                                      int64_t r1);
+/* f32 / f16 / bf16, channel-inner views or plain views with unit w stride. */
+LG_INTERNAL void lg__pool_rows_avx2(const lg__pool_job *j, const void *src, void *dst, int64_t r0,
+                                    int64_t r1);
+LG_INTERNAL void lg__pool_rows_avx512(const lg__pool_job *j, const void *src, void *dst, int64_t r0,
+                                      int64_t r1);
+
+#endif /* LG_PRIMITIVES_POOL_H */
