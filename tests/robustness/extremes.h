@@ -68,4 +68,20 @@ static const int lg_xint[] = {
 static const int lg_xoff[] = {1, 2, 3, 4, 8, 12};
 #define LG_NXOFF ((int)(sizeof lg_xoff / sizeof lg_xoff[0]))
 
+/* The i-th value of each list, any i (taken modulo the length): how the
+ * fuzz targets draw them from a byte. */
+static inline int64_t lg_x64_at(unsigned i) {
+    return lg_x64[i % LG_NX64];
+}
+static inline int lg_xint_at(unsigned i) {
+    return lg_xint[i % LG_NXINT];
+}
+static inline float lg_xfloat_at(unsigned i) {
+    static const float v[] = LG_XFLOAT_LIST;
+    return v[i % (sizeof v / sizeof v[0])];
+}
+static inline int lg_xoff_at(unsigned i) {
+    return lg_xoff[i % LG_NXOFF];
+}
+
 #endif /* LG_TESTS_EXTREMES_H */
