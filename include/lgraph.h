@@ -60,6 +60,12 @@ LG_API const char *lg_status_str(lg_status s);
  * failed lgraph call. */
 LG_API const char *lg_last_error(void);
 
+/* Record `message` as this thread's last error and return `status`: for
+ * front ends built on this header (lgraph_onnx, tools) so that their callers
+ * read every failure through lg_last_error(). The message is truncated to
+ * 1023 bytes; NULL records an empty message. */
+LG_API lg_status lg_set_last_error(lg_status status, const char *message);
+
 /* ------------------------------------------------------------------------ */
 /* Data types                                                               */
 /* ------------------------------------------------------------------------ */
