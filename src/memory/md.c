@@ -198,7 +198,7 @@ static lg_status check_bytes(int64_t elems, lg_dtype dt, const int64_t *dims, in
             return lg__error(LG_INVALID_ARGUMENT, where, "dims: the element count overflows int64");
     if (!lg__mul_ok(elems, (int64_t)lg_dtype_size(dt), &bytes))
         return lg__error(LG_INVALID_ARGUMENT, where,
-                         "%s: the byte size (%lld elements of %s) overflows int64", from,
+                         "%s: the byte size overflows int64 (%lld elements of %s)", from,
                          (long long)elems, lg_dtype_str(dt));
     return LG_OK;
 }
