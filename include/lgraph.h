@@ -542,8 +542,15 @@ LG_API lg_status lg_kernel_query_md(const lg_kernel *k, int arg, lg_md *md);
 /*
  * Run the kernel on the given buffers. Every argument the kernel needs must
  * be present with a non-NULL buffer laid out as its md says (unknown extra
- * arguments are rejected). Does not allocate. Buffers that overlap are
- * rejected unless the kernel allows in-place use and they coincide exactly.
+ * arguments, and scale or zero-point arrays the attribute did not ask for,
+ * are rejected). Does not allocate. Buffers that overlap are rejected unless
+ * the kernel allows in-place use and they coincide exactly.
+ *
+ * Alignment rule (here and in lg_plan_execute): every buffer must be aligned
+ * to its element size: 4 bytes for f32 and s32 tensors and for scale and
+ * zero-point arrays, 2 for f16 and bf16, any address for s8 and u8. Any
+ * such address works on every path (no wider alignment is ever needed);
+ * others are rejected with LG_INVALID_ARGUMENT.
  */
 LG_API lg_status lg_kernel_execute(const lg_kernel *k, int nargs, const lg_arg *args);
 
@@ -700,7 +707,8 @@ typedef struct lg_binding {
 } lg_binding;
 
 /* Run the plan. Every input and every output must be bound, each to a
- * non-NULL buffer in the layout lg_plan_query_md reports. Reentrant: several
+ * non-NULL buffer in the layout lg_plan_query_md reports, aligned to its
+ * element size (the rule of lg_kernel_execute). Reentrant: several
  * threads may execute one plan at once; each thread reuses its own scratch
  * arena across calls. */
 LG_API lg_status lg_plan_execute(const lg_plan *p, int nin, const lg_binding *in, int nout,

@@ -40,6 +40,11 @@ static lg_status bind_side(const lg_plan *p, bool out, int nb, const lg_binding 
                              b[j].name);
         if (ptrs[i])
             return lg__error(LG_INVALID_ARGUMENT, where, "%s '%s' is bound twice", side, b[j].name);
+        size_t elt = lg_dtype_size(ios[i].md.dtype);
+        if (!lg__buf_aligned(b[j].data, elt))
+            return lg__error(LG_INVALID_ARGUMENT, where,
+                             "%s '%s': buffer %p is not aligned to its %zu-byte elements", side,
+                             b[j].name, b[j].data, elt);
         ptrs[i] = b[j].data;
     }
     for (int i = 0; i < nio; i++)

@@ -209,13 +209,15 @@ static lg_status check_common(const lg_md *md, int ndims, const int64_t *dims, l
 
 /* Check that `elems` elements of dt (and the logical element count) fit. */
 static lg_status check_bytes(int64_t elems, lg_dtype dt, const int64_t *dims, int ndims,
-                             const char *where) {
+                             const char *where, const char *from) {
     int64_t bytes, n = 1;
     for (int d = 0; d < ndims; d++)
         if (!lg__mul_ok(n, dims[d] ? dims[d] : 1, &n))
-            return lg__error(LG_INVALID_ARGUMENT, where, "element count overflows int64");
+            return lg__error(LG_INVALID_ARGUMENT, where, "dims: the element count overflows int64");
     if (!lg__mul_ok(elems, (int64_t)lg_dtype_size(dt), &bytes))
-        return lg__error(LG_INVALID_ARGUMENT, where, "byte size overflows int64");
+        return lg__error(LG_INVALID_ARGUMENT, where,
+                         "%s: the byte size overflows int64 (%lld elements of %s)", from,
+                         (long long)elems, lg_dtype_str(dt));
     return LG_OK;
 }
 
@@ -230,7 +232,7 @@ static lg_status build_from_tag(lg_md *r, const lg__tag *t, const char *where) {
     for (int i = 0; i < t->nblks; i++) {
         if (!lg__mul_ok(blk[t->blk_dims[i]], t->blks[i], &blk[t->blk_dims[i]]) ||
             !lg__mul_ok(inner, t->blks[i], &inner))
-            return lg__error(LG_INVALID_ARGUMENT, where, "block sizes overflow");
+            return lg__error(LG_INVALID_ARGUMENT, where, "tag: block sizes overflow int64");
         r->blocking.inner_blks[i] = t->blks[i];
         r->blocking.inner_idxs[i] = t->blk_dims[i];
     }
@@ -249,9 +251,10 @@ static lg_status build_from_tag(lg_md *r, const lg__tag *t, const char *where) {
         r->blocking.strides[d] = s;
         int64_t extent = r->padded_dims[d] / blk[d];
         if (!lg__mul_ok(s, extent ? extent : 1, &s))
-            return lg__error(LG_INVALID_ARGUMENT, where, "padded element count overflows int64");
+            return lg__error(LG_INVALID_ARGUMENT, where,
+                             "dims padded to the tag's blocks: the element count overflows int64");
     }
-    return check_bytes(s, r->dtype, r->dims, ndims, where);
+    return check_bytes(s, r->dtype, r->dims, ndims, where, "dims");
 }
 
 lg_status lg_md_init_tag(lg_md *md, int ndims, const int64_t *dims, lg_dtype dt, const char *tag) {
@@ -264,10 +267,10 @@ lg_status lg_md_init_tag(lg_md *md, int ndims, const int64_t *dims, lg_dtype dt,
     r.dtype = dt;
     for (int d = 0; d < ndims; d++) r.dims[d] = r.padded_dims[d] = dims[d];
     if (strcmp(tag, "any") == 0) {
-        LG_CHECK(check_bytes(1, dt, dims, ndims, where)); /* the element count fits */
+        LG_CHECK(check_bytes(1, dt, dims, ndims, where, "dims")); /* the element count fits */
         int64_t n = 1;
         for (int d = 0; d < ndims; d++) n *= dims[d] ? dims[d] : 1;
-        LG_CHECK(check_bytes(n, dt, dims, ndims, where)); /* and so do its bytes */
+        LG_CHECK(check_bytes(n, dt, dims, ndims, where, "dims")); /* and so do its bytes */
         r.format_kind = LG_FMT_ANY;
         *md = r;
         return LG_OK;
@@ -318,7 +321,8 @@ lg_status lg_md_init_strides(lg_md *md, int ndims, const int64_t *dims, lg_dtype
         } else {
             r.blocking.strides[d] = s;
             if (!lg__mul_ok(s, dims[d] ? dims[d] : 1, &s))
-                return lg__error(LG_INVALID_ARGUMENT, where, "element count overflows int64");
+                return lg__error(LG_INVALID_ARGUMENT, where,
+                                 "dims: the element count overflows int64");
         }
     }
     /* Non-overlap: along the stride order, each dim of extent > 1 must start
@@ -341,17 +345,17 @@ lg_status lg_md_init_strides(lg_md *md, int ndims, const int64_t *dims, lg_dtype
                              "strides overlap: dim %d has extent %lld and stride 0", d,
                              (long long)dims[d]);
         if (!lg__mul_ok(r.blocking.strides[d], dims[d], &span))
-            return lg__error(LG_INVALID_ARGUMENT, where, "strided size overflows int64");
+            return lg__error(LG_INVALID_ARGUMENT, where, "strides x dims overflow int64");
         inner = d;
     }
     int64_t total = 1;
     for (int d = 0; d < ndims; d++) {
         int64_t e;
         if (!lg__mul_ok(r.blocking.strides[d], dims[d] ? dims[d] : 1, &e))
-            return lg__error(LG_INVALID_ARGUMENT, where, "strided size overflows int64");
+            return lg__error(LG_INVALID_ARGUMENT, where, "strides x dims overflow int64");
         if (e > total) total = e;
     }
-    LG_CHECK(check_bytes(total, dt, dims, ndims, where));
+    LG_CHECK(check_bytes(total, dt, dims, ndims, where, strides ? "strides x dims" : "dims"));
     *md = r;
     return LG_OK;
 }

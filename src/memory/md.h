@@ -43,6 +43,13 @@ LG_INTERNAL lg_status lg__md_check(const lg_md *md, const char *where, const cha
 /* Product of the inner blocks on each dim (1 where none), into blk[ndims]. */
 LG_INTERNAL void lg__md_dim_blocks(const lg_md *md, int64_t *blk);
 
+/* The alignment rule for the caller's buffers (include/lgraph.h): a buffer
+ * must be aligned to its element size (1-byte types: any address). True if
+ * p, a buffer of elements of `elt` bytes, follows it. */
+static inline bool lg__buf_aligned(const void *p, size_t elt) {
+    return elt <= 1 || (uintptr_t)p % elt == 0;
+}
+
 /* Number of logical elements (product of dims). */
 LG_INTERNAL int64_t lg__md_nelems(const lg_md *md);
 

@@ -114,6 +114,12 @@ static lg_status bind_args(const lg_kernel *k, int nargs, const lg_arg *args, vo
         if (!args[j].data && k->slots[i].bytes)
             return lg__error(LG_INVALID_ARGUMENT, "lg_kernel_execute",
                              "%s: argument %d has a NULL buffer", kind, args[j].arg);
+        /* Tensors: their element size; scales (f32) and zero points (s32): 4. */
+        size_t elt = k->slots[i].is_tensor ? lg_dtype_size(k->slots[i].md.dtype) : 4;
+        if (!lg__buf_aligned(args[j].data, elt))
+            return lg__error(LG_INVALID_ARGUMENT, "lg_kernel_execute",
+                             "%s: argument %d buffer %p is not aligned to its %zu-byte elements",
+                             kind, args[j].arg, args[j].data, elt);
         bufs[i] = args[j].data;
     }
     for (int i = 0; i < k->nslots; i++)

@@ -7,7 +7,7 @@
 #    that scripts/fuzz.sh runs (with ASan + UBSan) for a bounded time.
 # Adding a target: write tests/fuzz/fuzz_<name>.c, add <name> to this list,
 # commit a few seeds in tests/fuzz/corpus/<name>/.
-set(LG_FUZZ_TARGETS md reorder shuffle eltwise binary graph)
+set(LG_FUZZ_TARGETS md md_hand reorder shuffle eltwise binary graph)
 # Sources a target needs beyond fuzz_<name>.c and the shared harness.
 set(LG_FUZZ_EXTRA_graph fuzz/graph_model.c fuzz/graph_run.c)
 # The ONNX loader's target, when the importer is built; libraries a target

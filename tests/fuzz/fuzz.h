@@ -13,6 +13,7 @@
 #define LG_TESTS_FUZZ_H
 
 #include "reliability/problem.h"
+#include "robustness/extremes.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -37,6 +38,16 @@ static inline uint64_t fz_u64(fz *f) {
     uint64_t v = 0;
     for (int i = 0; i < 8; i++) v = v << 8 | fz_u8(f);
     return v;
+}
+
+/* One of the hostile-input sweep's extreme values (tests/robustness/
+ * extremes.h: 0, -1, the int64 / int limits, overflowing products, huge
+ * thread counts), chosen by one byte. */
+static inline int64_t fz_x64(fz *f) {
+    return lg_x64_at(fz_u8(f));
+}
+static inline int fz_xint(fz *f) {
+    return lg_xint_at(fz_u8(f));
 }
 
 /* Abort with "fuzz <target>: <message>" on stderr: the property failed. */

@@ -1,6 +1,6 @@
 /* Fuzz target: the tag parser and the descriptor constructors
  * (lg_md_init_tag, lg_md_init_strides), on any ndims, any dims (small,
- * near powers of two, raw 64-bit), any data type value, any tag bytes and
+ * near powers of two, raw 64-bit, the sweep's extremes), any data type value, any tag bytes and
  * any strides. Properties:
  *  - a refusal is LG_INVALID_ARGUMENT, with a message naming the function,
  *    and leaves the md untouched;
@@ -33,6 +33,8 @@ static int64_t wide_dim(fz *f) {
         return ((int64_t)1 << (fz_u8(f) % 63)) + (fz_u8(f) % 7) - 3;
     case 2:
         return -(int64_t)(fz_u8(f) % 4) - 1;
+    case 3: /* the sweep's extremes: limits, overflowing products */
+        return fz_x64(f);
     default:
         return m % 40 < 20 ? m % 40 / 4 : m % 40 - 17; /* 0..4, 3..22 */
     }
