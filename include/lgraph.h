@@ -128,7 +128,7 @@ typedef struct lg_md {
  *    each trailing <N><letter> is an inner block, outer to inner
  *    ("abcd", "acdb", "aBcd16b", "ABcd16b16a", "ABcd4b16a4b");
  *  - "x" inside a generic tag stands for the dims not named elsewhere, in
- *    increasing order ("abx", "axb", "aBx16b"); it must stand for at least one;
+ *    increasing order ("abx", "axb", "aBx16b"), zero or more ("abx" on 2 dims is "ab");
  *  - domain aliases ("nchw", "nhwc", "oihw", "goihw", "nChw16c",
  *    "OIhw16i16o", "gOIhw16i16o", "Goihw16g", ...), each valid only with the
  *    ndims its letters give;
