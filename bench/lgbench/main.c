@@ -60,7 +60,7 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < jobs.n; i++) {
         lgb_result res;
         memset(&res, 0, sizeof res);
-        jobs.v[i].drv->run(&ctx, &jobs.v[i], &res);
+        if (lgb_job_supported(&jobs.v[i], &res)) jobs.v[i].drv->run(&ctx, &jobs.v[i], &res);
         lgb_report(&ctx, &jobs.v[i], &res, &c);
         lgb_progress(&c, jobs.n, false);
     }
