@@ -230,6 +230,12 @@ static int common_option(lgb_parser *p, const char *t, const char *where, const 
         }
         return 1;
     }
+    if (!strncmp(t, "--every=", 8)) {
+        c->every = atoi(t + 8);
+        if (c->every >= 1) return 1;
+        fprintf(stderr, "lgbench: %s: --every must be at least 1\n", where);
+        return -1;
+    }
     if (!strncmp(t, "--match=", 8)) {
         snprintf(p->match, sizeof p->match, "%s", t + 8);
         return 1;

@@ -16,6 +16,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 enum { K_ALG, K_SDT, K_DDT, K_STAG, K_DTAG, K_INPLACE, K_SCALES, K_POST, K_COUNT };
 
@@ -47,11 +48,23 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
     lg_dtype dt0, dt1, ddt;
     lg_binary_alg alg;
     if (!pair(job->desc, d0, d1) || !lgb_parse_dims(d0, &nd0, dims0) ||
-        !lgb_parse_dims(d1, &nd1, dims1) || nd1 > nd0) {
+        !lgb_parse_dims(d1, &nd1, dims1)) {
         lgb_set(res, LGB_FAILED, "bad problem '%s' (want DIMS0[:DIMS1])", job->desc);
         return;
     }
+    bool src0_bcast = nd1 > nd0;
     for (int d = nd1; d < nd0; d++) dims1[d] = 1;
+    for (int d = 0; d < nd0 && d < nd1; d++) src0_bcast = src0_bcast || dims0[d] < dims1[d];
+    if (src0_bcast) {
+        lgb_skip(res, "src0 broadcast not implemented in lgraph",
+                 "src1 %s is larger than src0 %s in a dim (lgraph broadcasts src1 only)", d1, d0);
+        return;
+    }
+    if (!strcasecmp(job->vals[K_ALG], "select") || !strcasecmp(job->vals[K_ALG], "binary_select")) {
+        lgb_skip(res, "binary select (three inputs) not implemented in lgraph",
+                 "alg %s takes a third, conditional input", job->vals[K_ALG]);
+        return;
+    }
     bool inplace;
     if (!pair(job->vals[K_SDT], dt0s, dt1s) || !pair(job->vals[K_STAG], t0, t1) ||
         !lgb_parse_binary_alg(job->vals[K_ALG], &alg) ||

@@ -91,6 +91,11 @@ bool lgb_attr_build(const lgb_attr_spec *spec, const lg_md *src, const lg_md *ds
     }
     for (int i = 0; i < spec->npost; i++) {
         const lgb_post *p = &spec->post[i];
+        /* The algorithms from pow on are eltwise kernels only, not post-ops. */
+        if (p->kind == LGB_POST_ELTWISE && p->alg >= LG_ELTWISE_POW)
+            return lgb_skip(res, "eltwise post-op algorithm not implemented in lgraph",
+                            "post-op %s", lgb_eltwise_alg_name(p->alg)),
+                   false;
         s = p->kind == LGB_POST_SUM ? lg_attr_append_sum(b->attr, p->scale)
                                     : lg_attr_append_eltwise(b->attr, p->alg, p->alpha, p->beta);
         if (s != LG_OK) return lgb_created(s, "lg_attr_append_*", res);

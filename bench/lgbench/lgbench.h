@@ -38,6 +38,7 @@ typedef struct lgb_ctx {
     int verbose;     /* -vN: 0 failures and summary, 1 every test, 2 more detail */
     int pairs;       /* P mode: alternating lgraph / oneDNN pairs per problem */
     lgb_fault fault; /* C mode self-test */
+    int every;       /* --every=N: run the problems 0, N, 2N, ... only (sampling) */
 } lgb_ctx;
 
 /* The outcome of one job. */

@@ -185,7 +185,8 @@ bool lgb_parse_dir(const char *s, lg_prop *prop, bool *bias) {
         *bias = true;
         return true;
     }
-    if (!strcasecmp(s, "BWD_D")) {
+    if (!strcasecmp(s, "BWD_D") || !strcasecmp(s, "BWD_W") || !strcasecmp(s, "BWD_WB") ||
+        !strcasecmp(s, "BWD_DW")) {
         *prop = LG_BACKWARD;
         return true;
     }
@@ -257,7 +258,8 @@ static bool parse_quant(const char *s, lgb_arg_quant *q, bool is_zp, char *err, 
     for (int i = 0; i < n; i++) {
         char f[4][64];
         int nf = split(items[i], ':', f, 4);
-        if (nf < 2 || nf > 3) {
+        if (nf < 2 || nf > 4 ||
+            (nf == 4 && !lgb_parse_dt(f[2], &(lg_dtype){LG_F32}) && !lgb_dt_out_of_scope(f[2]))) {
             snprintf(err, len, "'%s': expected ARG:POLICY%s", items[i],
                      is_zp ? ":ZERO_POINT" : "[:SCALE]");
             return false;
@@ -285,6 +287,23 @@ static bool parse_quant(const char *s, lgb_arg_quant *q, bool is_zp, char *err, 
             return false;
         }
         float v = is_zp ? 0.0f : 1.0f;
+        /* oneDNN 3.x writes ARG:POLICY[:DATA_TYPE[:GROUPS]] instead of a
+         * value: lgraph's f32 scales / s32 zero points without groups are
+         * those; other types and groups it lacks. */
+        lg_dtype qdt;
+        if (nf >= 3 && (lgb_parse_dt(f[2], &qdt) || lgb_dt_out_of_scope(f[2]))) {
+            bool ok = nf == 3 && lgb_parse_dt(f[2], &qdt) && qdt == (is_zp ? LG_S32 : LG_F32);
+            if (!ok) {
+                snprintf(err, len, "%s'%s': lgraph has no %s of type %s%s", LGB_UNIMPL_MARK,
+                         items[i], is_zp ? "zero points" : "scales", f[2],
+                         nf == 4 ? " in groups" : "");
+                return false;
+            }
+            q[arg].set = true;
+            q[arg].mask = mask;
+            q[arg].value = 1.0f; /* a scale of 1, a zero point of 1 */
+            continue;
+        }
         if (nf == 3) {
             bool ok = parse_float(f[2], &v);
             if (ok && is_zp) {

@@ -42,7 +42,8 @@ bool lgb_eltwise_uses_beta(lg_eltwise_alg alg);
 /* ADD, SUB, MUL, DIV, MIN, MAX, case-insensitive, optional "binary_" prefix. */
 bool lgb_parse_binary_alg(const char *s, lg_binary_alg *alg);
 
-/* FWD_D, FWD_I, FWD_B (forward) and BWD_D (backward); *bias is set for
+/* FWD_D, FWD_I, FWD_B (forward) and BWD_D, BWD_W, BWD_WB, BWD_DW
+ * (backward, which lgbench skips for every kind but shuffle); *bias is set for
  * FWD_B (conv's "with bias"). */
 bool lgb_parse_dir(const char *s, lg_prop *prop, bool *bias);
 

@@ -66,7 +66,8 @@ Test(parse, types_algs_dirs) {
     cr_assert(lgb_parse_dir("FWD_B", &p, &bias) && p == LG_FORWARD && bias);
     cr_assert(lgb_parse_dir("fwd_d", &p, &bias) && p == LG_FORWARD && !bias);
     cr_assert(lgb_parse_dir("BWD_D", &p, &bias) && p == LG_BACKWARD);
-    cr_assert_not(lgb_parse_dir("BWD_W", &p, &bias));
+    cr_assert(lgb_parse_dir("BWD_WB", &p, &bias) && p == LG_BACKWARD);
+    cr_assert_not(lgb_parse_dir("BWD_X", &p, &bias));
 
     bool v;
     cr_assert(lgb_parse_bool("true", &v) && v);
@@ -192,4 +193,20 @@ Test(parse, named_dims_and_unimplemented_values) {
     lg_binary_alg b;
     cr_assert(lgb_parse_binary_alg("GE", &b) && b == LG_BINARY_GE);
     cr_assert(lgb_parse_binary_alg("binary_ne", &b) && b == LG_BINARY_NE);
+}
+
+Test(parse, quant_data_types) {
+    lgb_attr_spec a;
+    char err[200];
+    memset(&a, 0, sizeof a);
+    cr_assert(lgb_parse_scales("src:per_tensor:f32", &a, err, sizeof err), "%s", err);
+    cr_assert(a.scales[0].set && a.scales[0].mask == LGB_MASK_ALL);
+    cr_assert(lgb_parse_zero_points("dst:common:s32", &a, err, sizeof err), "%s", err);
+    cr_assert(a.zps[1].set && a.zps[1].value == 1.0f);
+    const char *no[] = {"src:per_tensor:bf16", "src:per_tensor:f32:8x1", "src:common:f8_e5m2"};
+    for (int i = 0; i < 3; i++) {
+        cr_assert_not(lgb_parse_scales(no[i], &a, err, sizeof err), "%s", no[i]);
+        cr_assert(!strncmp(err, LGB_UNIMPL_MARK, strlen(LGB_UNIMPL_MARK)), "%s", err);
+    }
+    cr_assert_not(lgb_parse_scales("src:common:1:2", &a, err, sizeof err));
 }

@@ -46,6 +46,11 @@ static const struct {
     {"goidhw", "abcdef"},
     {"giodhw", "acbdef"},
     {"dhwigo", "defcab"},
+    {"gowi", "abdc"},
+    {"gohwi", "abdec"},
+    {"godhwi", "abdefc"},
+    {"gOhwi16o", "aBdec16b"}, /* grouped, channels-last inputs, in benchdnn's reorders */
+    {"gOwI16o4i", "aBdC16b4c"},
     {"tnc", "abc"},
     {"ntc", "bac"},
     {"ldnc", "abcd"},
