@@ -60,6 +60,12 @@ LG_API const char *lg_status_str(lg_status s);
  * failed lgraph call. */
 LG_API const char *lg_last_error(void);
 
+/* Record `message` as this thread's last error and return `status`: for
+ * front ends built on this header (lgraph_onnx, tools) so that their callers
+ * read every failure through lg_last_error(). The message is truncated to
+ * 1023 bytes; NULL records an empty message. */
+LG_API lg_status lg_set_last_error(lg_status status, const char *message);
+
 /* ------------------------------------------------------------------------ */
 /* Data types                                                               */
 /* ------------------------------------------------------------------------ */
@@ -494,11 +500,14 @@ typedef enum lg_strategy {
     LG_STRATEGY_OPTIMAL /* minimum modelled cost over the whole graph */
 } lg_strategy;
 
+/* Most threads a plan may be asked to run on (lg_compile_options.num_threads). */
+#define LG_MAX_THREADS 1024
+
 /* Compile options; lg_compile_options_init sets the defaults. */
 typedef struct lg_compile_options {
     lg_strategy strategy;       /* default LG_STRATEGY_OPTIMAL */
     bool fuse;                  /* fuse eltwise/sum into conv post-ops; default true */
-    int num_threads;            /* 0: OpenMP's default */
+    int num_threads;            /* 0: OpenMP's default; at most LG_MAX_THREADS */
     const char *disable_passes; /* NULL or "name,name": passes to skip (also
                                    LG_DISABLE_PASSES in the environment) */
 } lg_compile_options;

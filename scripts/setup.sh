@@ -3,7 +3,9 @@
 # a second run checks the packages and returns at once.
 set -euo pipefail
 packages=(gcc make cmake pkg-config libuv1-dev libxxhash-dev libcriterion-dev libdnnl-dev
-          clang clang-format libclang-rt-14-dev libomp-14-dev valgrind)
+          clang clang-format libclang-rt-14-dev libomp-14-dev valgrind
+          libprotobuf-c-dev protobuf-c-compiler python3-onnx python3-numpy
+          python3-torch python3-torchvision)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

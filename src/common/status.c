@@ -42,3 +42,8 @@ lg_status lg__error(lg_status status, const char *where, const char *fmt, ...) {
     va_end(ap);
     return status;
 }
+
+lg_status lg_set_last_error(lg_status status, const char *message) {
+    snprintf(last_error, sizeof last_error, "%s", message ? message : "");
+    return status;
+}

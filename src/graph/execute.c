@@ -135,8 +135,8 @@ lg_status lg__plan_run(const lg_plan *p, void *const *ptrs) {
     lg_plan *mp = (lg_plan *)p; /* the pool is the only mutable part */
     lg__arena *a = arena_pop(mp);
     if (!a)
-        return LG_ERROR(LG_OUT_OF_MEMORY, "cannot allocate an arena of %lld bytes",
-                        (long long)p->arena_bytes);
+        return lg__error(LG_OUT_OF_MEMORY, "lg_plan_execute_async",
+                         "cannot allocate an arena of %lld bytes", (long long)p->arena_bytes);
     memcpy(a->bases + 1, ptrs, (size_t)(p->nin + p->nout) * sizeof *ptrs);
     lg_status s = run_with(p, a);
     arena_push(mp, a);

@@ -63,8 +63,7 @@ lg_status lg_graph_add_input(lg_graph *g, const char *name, const lg_md *md, lg_
     if (!g || !md || !out)
         return LG_ERROR(LG_INVALID_ARGUMENT, "%s is NULL", !g ? "graph" : !md ? "md" : "out");
     LG_CHECK(check_name(g, name, __func__));
-    if (!lg__md_ok(md))
-        return LG_ERROR(LG_INVALID_ARGUMENT, "input '%s': md is not initialised", name);
+    LG_CHECK(lg__md_check(md, __func__, "md"));
     lg__value v = {.kind = LG_VAL_INPUT, .producer = -1, .input = g->ninputs};
     lg__md_canon(md, &v.md);
     v.name = dup_str(name);
@@ -83,8 +82,7 @@ lg_status lg_graph_add_constant(lg_graph *g, const char *name, const lg_md *md, 
     if (!g || !md || !out)
         return LG_ERROR(LG_INVALID_ARGUMENT, "%s is NULL", !g ? "graph" : !md ? "md" : "out");
     LG_CHECK(check_name(g, name, __func__));
-    if (!lg__md_ok(md))
-        return LG_ERROR(LG_INVALID_ARGUMENT, "constant '%s': md is not initialised", name);
+    LG_CHECK(lg__md_check(md, __func__, "md"));
     if (lg_md_is_any(md))
         return LG_ERROR(LG_INVALID_ARGUMENT,
                         "constant '%s': md is 'any' (a constant's layout is "

@@ -5,14 +5,90 @@
 #include <stdio.h>
 #include <string.h>
 
-bool lg__md_ok(const lg_md *md) {
-    if (!md || md->ndims < 1 || md->ndims > LG_MAX_NDIMS) return false;
-    if (lg_dtype_size(md->dtype) == 0) return false;
-    if (md->format_kind != LG_FMT_ANY && md->format_kind != LG_FMT_BLOCKED) return false;
-    if (md->format_kind == LG_FMT_BLOCKED &&
-        (md->blocking.inner_nblks < 0 || md->blocking.inner_nblks > LG_MAX_NDIMS))
-        return false;
+/* Why md is not a valid descriptor (a static phrase plus the field, into
+ * why[len]), or true if it is. Every field any function reads is checked, so
+ * a hand-filled md with nonsense in it is refused rather than followed:
+ * ndims, dtype, format kind, dims; for a blocked md the inner blocks (count,
+ * dims they split, sizes), padded dims (dims rounded up to the blocks),
+ * strides and offset0 (not negative), every size in int64 bytes, and every
+ * element of the padded tensor inside the buffer lg_md_size reports. */
+static bool md_valid(const lg_md *md, char *why, size_t len) {
+#define BAD(...) (why ? (void)snprintf(why, len, __VA_ARGS__) : (void)0, false)
+    if (md->ndims == 0 && md->format_kind == LG_FMT_UNDEF)
+        return BAD("not initialised (ndims 0, format_kind undef)");
+    if (md->ndims < 1 || md->ndims > LG_MAX_NDIMS)
+        return BAD("ndims %d is outside 1..%d", md->ndims, LG_MAX_NDIMS);
+    int nd = md->ndims;
+    if (lg_dtype_size(md->dtype) == 0) return BAD("dtype %d is not an lg_dtype", (int)md->dtype);
+    if (md->format_kind != LG_FMT_ANY && md->format_kind != LG_FMT_BLOCKED)
+        return BAD("format_kind %d is neither 'any' nor blocked", (int)md->format_kind);
+    int64_t n = (int64_t)lg_dtype_size(md->dtype);
+    for (int d = 0; d < nd; d++) {
+        if (md->dims[d] < 0) return BAD("dims[%d] = %lld is negative", d, (long long)md->dims[d]);
+        if (!lg__mul_ok(n, md->dims[d] ? md->dims[d] : 1, &n))
+            return BAD("the byte size of dims overflows int64");
+    }
+    if (md->format_kind == LG_FMT_ANY) return true;
+    const int nb = md->blocking.inner_nblks;
+    if (nb < 0 || nb > LG_MAX_NDIMS)
+        return BAD("blocking.inner_nblks %d is outside 0..%d", nb, LG_MAX_NDIMS);
+    int64_t blk[LG_MAX_NDIMS], inner = 1;
+    for (int d = 0; d < nd; d++) blk[d] = 1;
+    for (int i = 0; i < nb; i++) {
+        int d = md->blocking.inner_idxs[i];
+        int64_t b = md->blocking.inner_blks[i];
+        if (d < 0 || d >= nd)
+            return BAD("blocking.inner_idxs[%d] = %d is outside 0..%d", i, d, nd - 1);
+        if (b < 1) return BAD("blocking.inner_blks[%d] = %lld is not positive", i, (long long)b);
+        if (!lg__mul_ok(blk[d], b, &blk[d]) || !lg__mul_ok(inner, b, &inner))
+            return BAD("the product of blocking.inner_blks overflows int64");
+    }
+    if (md->offset0 < 0) return BAD("offset0 = %lld is negative", (long long)md->offset0);
+    /* The largest offset of the padded tensor, + 1, must fit in the span. */
+    int64_t last = md->offset0, span = 0;
+    bool empty = false;
+    for (int d = 0; d < nd; d++) {
+        int64_t up, s = md->blocking.strides[d], t;
+        if (!lg__add_ok(md->dims[d], blk[d] - 1, &up) || md->padded_dims[d] != up / blk[d] * blk[d])
+            return BAD("padded_dims[%d] = %lld is not dims[%d] = %lld rounded up to its blocks "
+                       "(%lld)",
+                       d, (long long)md->padded_dims[d], d, (long long)md->dims[d],
+                       (long long)blk[d]);
+        if (s < 0) return BAD("blocking.strides[%d] = %lld is negative", d, (long long)s);
+        int64_t extent = md->padded_dims[d] / blk[d];
+        empty = empty || extent == 0;
+        if (extent == 0) continue;
+        if (!lg__mul_ok(s, extent - 1, &t) || !lg__add_ok(last, t, &last) ||
+            !lg__mul_ok(s, extent, &t))
+            return BAD("blocking.strides[%d] = %lld times the extent overflows int64", d,
+                       (long long)s);
+        if (t > span) span = t;
+    }
+    if (empty) return true;
+    if (inner > span) span = inner;
+    int64_t bytes;
+    if (!lg__add_ok(last, inner - 1, &last) || !lg__add_ok(span, md->offset0, &span) ||
+        !lg__mul_ok(span, (int64_t)lg_dtype_size(md->dtype), &bytes))
+        return BAD("the buffer size overflows int64");
+    if (last >= span)
+        return BAD("blocking.strides overlap: element offset %lld lies past the %lld elements of "
+                   "the buffer",
+                   (long long)last, (long long)span);
     return true;
+#undef BAD
+}
+
+bool lg__md_ok(const lg_md *md) {
+    return md && md_valid(md, NULL, 0);
+}
+
+lg_status lg__md_check(const lg_md *md, const char *where, const char *what) {
+    if (!md) return lg__error(LG_INVALID_ARGUMENT, where, "%s is NULL", what);
+    char why[160];
+    if (!md_valid(md, why, sizeof why))
+        return lg__error(LG_INVALID_ARGUMENT, where, "%s is %s%s", what,
+                         strncmp(why, "not initialised", 15) ? "invalid: " : "", why);
+    return LG_OK;
 }
 
 void lg__md_dim_blocks(const lg_md *md, int64_t *blk) {
@@ -170,7 +246,10 @@ lg_status lg_md_init_tag(lg_md *md, int ndims, const int64_t *dims, lg_dtype dt,
     r.dtype = dt;
     for (int d = 0; d < ndims; d++) r.dims[d] = r.padded_dims[d] = dims[d];
     if (strcmp(tag, "any") == 0) {
-        LG_CHECK(check_bytes(1, dt, dims, ndims, where));
+        LG_CHECK(check_bytes(1, dt, dims, ndims, where)); /* the element count fits */
+        int64_t n = 1;
+        for (int d = 0; d < ndims; d++) n *= dims[d] ? dims[d] : 1;
+        LG_CHECK(check_bytes(n, dt, dims, ndims, where)); /* and so do its bytes */
         r.format_kind = LG_FMT_ANY;
         *md = r;
         return LG_OK;
@@ -299,7 +378,7 @@ bool lg__md_tag_str(const lg_md *md, char *tag) {
         int d = order[i];
         tag[n++] = (char)((blk[d] > 1 ? 'A' : 'a') + d);
     }
-    for (int i = 0; i < md->blocking.inner_nblks; i++)
+    for (int i = 0; i < md->blocking.inner_nblks && n < LG_TAG_MAX; i++)
         n += snprintf(tag + n, (size_t)(LG_TAG_MAX * 2 - n), "%lld%c",
                       (long long)md->blocking.inner_blks[i], 'a' + md->blocking.inner_idxs[i]);
     tag[n] = '\0';
@@ -317,7 +396,7 @@ bool lg__md_tag_str(const lg_md *md, char *tag) {
 lg_status lg_md_tag(const lg_md *md, char *buf, size_t len) {
     static const char where[] = "lg_md_tag";
     if (!md || !buf) return lg__error(LG_INVALID_ARGUMENT, where, "md or buf is NULL");
-    if (!lg__md_ok(md)) return lg__error(LG_INVALID_ARGUMENT, where, "md is not initialised");
+    LG_CHECK(lg__md_check(md, where, "md"));
     char tag[LG_TAG_MAX * 2];
     if (!lg__md_tag_str(md, tag))
         return lg__error(LG_UNIMPLEMENTED, where,

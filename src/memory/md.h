@@ -28,8 +28,17 @@ LG_INTERNAL lg_status lg__tag_parse(const char *tag, int ndims, lg__tag *out, co
  * not an alias; *why then says what is wrong with it. */
 LG_INTERNAL bool lg__alias_to_generic(const char *tag, char *buf, int *ndims, const char **why);
 
-/* True if md is a structurally valid descriptor (ndims, dtype, format kind). */
+/* True if md is a valid descriptor: every field checked (see lg__md_check),
+ * so that a hand-filled md can be followed without reading or writing out of
+ * bounds. Sets no error. */
 LG_INTERNAL bool lg__md_ok(const lg_md *md);
+
+/* The check every public function taking an lg_md makes: LG_OK, or
+ * LG_INVALID_ARGUMENT with "where: what is ..." naming the field at fault (a
+ * NULL md, ndims, dtype, format kind, a negative dim, inner blocks and their
+ * dims, padded dims, strides, offset0, sizes overflowing int64, strides
+ * placing an element past the buffer's size). */
+LG_INTERNAL lg_status lg__md_check(const lg_md *md, const char *where, const char *what);
 
 /* Product of the inner blocks on each dim (1 where none), into blk[ndims]. */
 LG_INTERNAL void lg__md_dim_blocks(const lg_md *md, int64_t *blk);

@@ -73,14 +73,14 @@ static lg_status parse_disabled(const char *list, const char *origin, bool *off)
         while (i < NPASSES && (strlen(pipeline[i].name) != n || strncmp(pipeline[i].name, s, n)))
             i++;
         if (i == NPASSES)
-            return LG_ERROR(LG_INVALID_ARGUMENT,
-                            "%s: unknown pass '%.*s' (optional passes: eliminate_shuffles, "
-                            "eliminate_reorders, fuse_shuffle_reorder, fold_constants, fuse, "
-                            "plan_memory)",
-                            origin, (int)n, s);
+            return lg__error(LG_INVALID_ARGUMENT, "lg_graph_compile",
+                             "%s: unknown pass '%.*s' (optional passes: eliminate_shuffles, "
+                             "eliminate_reorders, fuse_shuffle_reorder, fold_constants, fuse, "
+                             "plan_memory)",
+                             origin, (int)n, s);
         if (!pipeline[i].optional)
-            return LG_ERROR(LG_INVALID_ARGUMENT, "%s: pass '%s' cannot be skipped", origin,
-                            pipeline[i].name);
+            return lg__error(LG_INVALID_ARGUMENT, "lg_graph_compile",
+                             "%s: pass '%s' cannot be skipped", origin, pipeline[i].name);
         off[i] = true;
         s += n;
     }
@@ -90,10 +90,12 @@ static lg_status parse_disabled(const char *list, const char *origin, bool *off)
 static lg_status check_options(const lg_compile_options *o, bool *off) {
     if (o->strategy != LG_STRATEGY_NONE && o->strategy != LG_STRATEGY_GREEDY &&
         o->strategy != LG_STRATEGY_OPTIMAL)
-        return LG_ERROR(LG_INVALID_ARGUMENT, "options: strategy %d is not an lg_strategy",
-                        (int)o->strategy);
-    if (o->num_threads < 0)
-        return LG_ERROR(LG_INVALID_ARGUMENT, "options: num_threads %d is negative", o->num_threads);
+        return lg__error(LG_INVALID_ARGUMENT, "lg_graph_compile",
+                         "options: strategy %d is not an lg_strategy", (int)o->strategy);
+    if (o->num_threads < 0 || o->num_threads > LG_MAX_THREADS)
+        return lg__error(LG_INVALID_ARGUMENT, "lg_graph_compile",
+                         "options: num_threads %d is outside 0..%d (LG_MAX_THREADS)",
+                         o->num_threads, LG_MAX_THREADS);
     if (o->disable_passes) LG_CHECK(parse_disabled(o->disable_passes, "disable_passes", off));
     const char *env = getenv("LG_DISABLE_PASSES");
     if (env) LG_CHECK(parse_disabled(env, "LG_DISABLE_PASSES", off));

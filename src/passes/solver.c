@@ -147,25 +147,28 @@ static lg_status solve_in(const lg__solver_problem *p, const lg__solver_limits *
 
 lg_status lg__solver_solve(const lg__solver_problem *p, const lg__solver_limits *lim,
                            lg__solver_result *r) {
-    if (!r) return LG_ERROR(LG_INVALID_ARGUMENT, "result is NULL");
-    LG_CHECK(lg__solver_check(p, __func__));
-    if (p->nvars > 0 && !r->choice) return LG_ERROR(LG_INVALID_ARGUMENT, "result choice is NULL");
+    if (!r) return lg__error(LG_INVALID_ARGUMENT, "lg_graph_compile", "result is NULL");
+    LG_CHECK(lg__solver_check(p, "lg_graph_compile"));
+    if (p->nvars > 0 && !r->choice)
+        return lg__error(LG_INVALID_ARGUMENT, "lg_graph_compile", "result choice is NULL");
     lg__solver_limits l;
     if (lim)
         l = *lim;
     else
         lg__solver_limits_init(&l);
     if (l.max_table_entries < 1)
-        return LG_ERROR(LG_INVALID_ARGUMENT, "max_table_entries %lld < 1",
-                        (long long)l.max_table_entries);
+        return lg__error(LG_INVALID_ARGUMENT, "lg_graph_compile", "max_table_entries %lld < 1",
+                         (long long)l.max_table_entries);
     if (l.max_work < 0)
-        return LG_ERROR(LG_INVALID_ARGUMENT, "max_work %lld < 0", (long long)l.max_work);
-    if (l.restarts < 0) return LG_ERROR(LG_INVALID_ARGUMENT, "restarts %d < 0", l.restarts);
+        return lg__error(LG_INVALID_ARGUMENT, "lg_graph_compile", "max_work %lld < 0",
+                         (long long)l.max_work);
+    if (l.restarts < 0)
+        return lg__error(LG_INVALID_ARGUMENT, "lg_graph_compile", "restarts %d < 0", l.restarts);
     if (l.start)
         for (int v = 0; v < p->nvars; v++)
             if (l.start[v] < 0 || l.start[v] >= p->ncand[v])
-                return LG_ERROR(LG_INVALID_ARGUMENT, "start[%d] = %d not in [0, %d)", v, l.start[v],
-                                p->ncand[v]);
+                return lg__error(LG_INVALID_ARGUMENT, "lg_graph_compile",
+                                 "start[%d] = %d not in [0, %d)", v, l.start[v], p->ncand[v]);
     r->cost = INFINITY;
     r->exact = false;
     r->work = 0;
@@ -181,10 +184,10 @@ lg_status lg__solver_solve(const lg__solver_problem *p, const lg__solver_limits 
     if (s != LG_OK) return s;
     if (infeasible) {
         r->method = method_exact[0];
-        return LG_ERROR(LG_INVALID_GRAPH,
-                        "every assignment has infinite cost (no combination of the %d variables' "
-                        "candidates is allowed by all %d factors)",
-                        p->nvars, p->nfactors);
+        return lg__error(LG_INVALID_GRAPH, "lg_graph_compile",
+                         "every assignment has infinite cost (no combination of the %d variables' "
+                         "candidates is allowed by all %d factors)",
+                         p->nvars, p->nfactors);
     }
     r->cost = lg__solver_cost(p, r->choice);
     if (l.start) { /* never worse than the caller's start, as lg__solver_cost sees it */
@@ -200,10 +203,10 @@ lg_status lg__solver_solve(const lg__solver_problem *p, const lg__solver_limits 
                            r->method, p->nvars, p->nfactors, (int)r->exact, r->cost,
                            (long long)r->work, lg__now_ms() - t0);
     if (isinf(r->cost))
-        return LG_ERROR(LG_UNIMPLEMENTED,
-                        "no finite-cost assignment found: the problem exceeds the exact method's "
-                        "limits (max_table_entries %lld) and the fallback search found none; "
-                        "pass a finite start or raise the limits",
-                        (long long)l.max_table_entries);
+        return lg__error(LG_UNIMPLEMENTED, "lg_graph_compile",
+                         "no finite-cost assignment found: the problem exceeds the exact method's "
+                         "limits (max_table_entries %lld) and the fallback search found none; "
+                         "pass a finite start or raise the limits",
+                         (long long)l.max_table_entries);
     return LG_OK;
 }

@@ -19,15 +19,15 @@ static double factor_at(const lg__solver_problem *p, const lg__solver_factor *f,
 
 lg_status lg__solver_brute(const lg__solver_problem *p, int64_t max_assignments, int *choice,
                            double *cost) {
-    LG_CHECK(lg__solver_check(p, __func__));
+    LG_CHECK(lg__solver_check(p, "lg_graph_compile"));
     if (!cost || (p->nvars > 0 && !choice))
-        return LG_ERROR(LG_INVALID_ARGUMENT, "choice or cost is NULL");
+        return lg__error(LG_INVALID_ARGUMENT, "lg_graph_compile", "choice or cost is NULL");
     int n = p->nvars;
     int64_t total = 1;
     for (int v = 0; v < n; v++)
         if (!lg__mul_ok(total, p->ncand[v], &total) || total > max_assignments)
-            return LG_ERROR(LG_UNIMPLEMENTED, "more than %lld assignments",
-                            (long long)max_assignments);
+            return lg__error(LG_UNIMPLEMENTED, "lg_graph_compile", "more than %lld assignments",
+                             (long long)max_assignments);
     if (n == 0) {
         *cost = 0.0;
         return LG_OK;
@@ -41,7 +41,7 @@ lg_status lg__solver_brute(const lg__solver_problem *p, int64_t max_assignments,
         lg__free(first);
         lg__free(order);
         lg__free(partial);
-        return LG_ERROR(LG_OUT_OF_MEMORY, "out of memory");
+        return lg__error(LG_OUT_OF_MEMORY, "lg_graph_compile", "out of memory");
     }
     /* Counting sort of factors by their largest variable. */
     memset(first, 0, (size_t)(n + 1) * sizeof(int));

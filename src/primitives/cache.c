@@ -6,6 +6,7 @@
 
 #include "primitives/cpu.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uv.h>
@@ -168,7 +169,9 @@ lg_status lg__cache_get(lg__kind kind, const void *problem, size_t size, lg__ker
         lg__free(e);
         lg__free(copy);
         uv_mutex_unlock(&cache.lock);
-        return LG_ERROR(LG_OUT_OF_MEMORY, "kernel cache: cannot allocate an entry");
+        char where[32]; /* the public creator of this kind */
+        snprintf(where, sizeof where, "lg_%s_create", lg__kind_name(kind));
+        return lg__error(LG_OUT_OF_MEMORY, where, "kernel cache: cannot allocate an entry");
     }
     memcpy(copy, problem, size);
     *e = (entry){.hash = hash, .kind = kind, .isa = isa, .size = size, .problem = copy};

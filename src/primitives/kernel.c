@@ -81,25 +81,35 @@ static bool overlap(const void *a, size_t na, const void *b, size_t nb) {
 static lg_status bind_args(const lg_kernel *k, int nargs, const lg_arg *args, void **bufs) {
     const char *kind = lg__kind_name(k->kind);
     if (nargs < 0 || (nargs > 0 && !args))
-        return LG_ERROR(LG_INVALID_ARGUMENT, "%s: %d arguments at %p", kind, nargs, (void *)args);
+        return lg__error(LG_INVALID_ARGUMENT, "lg_kernel_execute", "%s: %d arguments at %p", kind,
+                         nargs, (void *)args);
     for (int i = 0; i < k->nslots; i++) bufs[i] = NULL;
     for (int j = 0; j < nargs; j++) {
         int i = 0;
         while (i < k->nslots && k->slots[i].arg != args[j].arg) i++;
         if (i == k->nslots)
-            return LG_ERROR(LG_INVALID_ARGUMENT, "%s kernel takes no argument %d", kind,
-                            args[j].arg);
+            return lg__error(LG_INVALID_ARGUMENT, "lg_kernel_execute",
+                             "%s kernel takes no argument %d", kind, args[j].arg);
+        /* A value slot (scales, zero points) the attribute did not ask for
+         * exists only to keep slot positions fixed: giving it is an error,
+         * not a silently ignored buffer. */
+        if (!k->slots[i].is_tensor && !k->slots[i].required)
+            return lg__error(LG_INVALID_ARGUMENT, "lg_kernel_execute",
+                             "%s kernel takes no argument %d: its attribute asks for no such "
+                             "values",
+                             kind, args[j].arg);
         if (bufs[i])
-            return LG_ERROR(LG_INVALID_ARGUMENT, "%s: argument %d given twice", kind, args[j].arg);
+            return lg__error(LG_INVALID_ARGUMENT, "lg_kernel_execute",
+                             "%s: argument %d given twice", kind, args[j].arg);
         if (!args[j].data && k->slots[i].bytes)
-            return LG_ERROR(LG_INVALID_ARGUMENT, "%s: argument %d has a NULL buffer", kind,
-                            args[j].arg);
+            return lg__error(LG_INVALID_ARGUMENT, "lg_kernel_execute",
+                             "%s: argument %d has a NULL buffer", kind, args[j].arg);
         bufs[i] = args[j].data;
     }
     for (int i = 0; i < k->nslots; i++)
         if (k->slots[i].required && !bufs[i] && k->slots[i].bytes)
-            return LG_ERROR(LG_INVALID_ARGUMENT, "%s: required argument %d is missing", kind,
-                            k->slots[i].arg);
+            return lg__error(LG_INVALID_ARGUMENT, "lg_kernel_execute",
+                             "%s: required argument %d is missing", kind, k->slots[i].arg);
     for (int i = 0; i < k->nslots; i++)
         for (int j = i + 1; j < k->nslots; j++) {
             const lg__arg_slot *a = &k->slots[i], *b = &k->slots[j];
@@ -109,10 +119,10 @@ static lg_status bind_args(const lg_kernel *k, int nargs, const lg_arg *args, vo
                             (j == k->inplace_src && i == k->inplace_dst)) &&
                            bufs[i] == bufs[j] && lg_md_equal(&a->md, &b->md);
             if (!inplace)
-                return LG_ERROR(LG_INVALID_ARGUMENT, "%s: buffers of arguments %d and %d overlap%s",
-                                kind, a->arg, b->arg,
-                                k->inplace_src >= 0 ? " (in place needs equal mds, same pointer)"
-                                                    : "");
+                return lg__error(
+                    LG_INVALID_ARGUMENT, "lg_kernel_execute",
+                    "%s: buffers of arguments %d and %d overlap%s", kind, a->arg, b->arg,
+                    k->inplace_src >= 0 ? " (in place needs equal mds, same pointer)" : "");
         }
     return LG_OK;
 }

@@ -10,6 +10,12 @@
 set(LG_FUZZ_TARGETS md reorder shuffle eltwise binary graph)
 # Sources a target needs beyond fuzz_<name>.c and the shared harness.
 set(LG_FUZZ_EXTRA_graph fuzz/graph_model.c fuzz/graph_run.c)
+# The ONNX loader's target, when the importer is built; libraries a target
+# links beyond the core.
+if(LG_ONNX_FOUND)
+  list(APPEND LG_FUZZ_TARGETS onnx)
+  set(LG_FUZZ_LIBS_onnx lgraph_onnx_static)
+endif()
 
 option(LG_FUZZ "Build the libFuzzer targets fuzz_<name> (clang only)" OFF)
 set(LG_FUZZ_HARNESS fuzz/fuzz_util.c reliability/problem.c)
@@ -25,11 +31,13 @@ foreach(t IN LISTS LG_FUZZ_TARGETS)
   add_executable(fuzz_replay_${t} fuzz/fuzz_${t}.c fuzz/replay.c ${LG_FUZZ_HARNESS}
                  ${LG_FUZZ_EXTRA_${t}})
   lg_fuzz_common(fuzz_replay_${t})
+  target_link_libraries(fuzz_replay_${t} PRIVATE ${LG_FUZZ_LIBS_${t}})
   add_test(NAME fuzz_replay_${t}
            COMMAND fuzz_replay_${t} ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus/${t})
   if(LG_FUZZ)
     add_executable(fuzz_${t} fuzz/fuzz_${t}.c ${LG_FUZZ_HARNESS} ${LG_FUZZ_EXTRA_${t}})
     lg_fuzz_common(fuzz_${t})
+    target_link_libraries(fuzz_${t} PRIVATE ${LG_FUZZ_LIBS_${t}})
     target_compile_options(fuzz_${t} PRIVATE -fsanitize=fuzzer)
     target_link_options(fuzz_${t} PRIVATE -fsanitize=fuzzer)
     list(APPEND LG_FUZZ_BINARIES fuzz_${t})

@@ -27,4 +27,16 @@ ${CC:-cc} -o "$work/pc_static" "$consumer/consumer.c" $(pkg-config --cflags lgra
 "$work/pc_static" | grep -q "consumer ok: 3200"
 ! ldd "$work/pc_static" | grep -q liblgraph
 echo "pkg-config static: ok"
+
+# The ONNX importer, when it was built: pkg-config lgraph-onnx and the
+# installed lgraph-run.
+if [ -f "$pc/lgraph-onnx.pc" ]; then
+  printf '#include <lgraph_onnx.h>\n#include <stdio.h>\nint main(void) { lg_onnx_options o;\n  lg_onnx_options_init(&o); lg_graph *g;\n  lg_status s = lg_onnx_load_buffer("x", 1, &o, &g, NULL);\n  printf("onnx ok: %%d %%lld\\n", s == LG_INVALID_ARGUMENT, (long long)o.batch); return 0; }\n' \
+    > "$work/onnx_consumer.c"
+  ${CC:-cc} -o "$work/onnx_consumer" "$work/onnx_consumer.c" $(pkg-config --cflags --libs lgraph-onnx) \
+      -Wl,-rpath,"$libdir"
+  LD_LIBRARY_PATH="$libdir" "$work/onnx_consumer" | grep -q "onnx ok: 1 1"
+  LD_LIBRARY_PATH="$libdir" "$prefix/bin/lgraph-run" --help | grep -q "usage: lgraph-run"
+  echo "pkg-config lgraph-onnx, lgraph-run: ok"
+fi
 echo "1 passed, 0 failed"

@@ -22,7 +22,7 @@ static void expect_bad(const lg__solver_problem *p, const lg__solver_limits *l,
                        lg__solver_result *r, const char *what) {
     lg_status s = lg__solver_solve(p, l, r);
     cr_assert_eq(s, LG_INVALID_ARGUMENT, "%s: got %s", what, lg_status_str(s));
-    cr_assert(strstr(lg_last_error(), "lg__solver_solve: "), "%s: %s", what, lg_last_error());
+    cr_assert(strstr(lg_last_error(), "lg_graph_compile: "), "%s: %s", what, lg_last_error());
     cr_assert(strstr(lg_last_error(), what), "wanted '%s' in '%s'", what, lg_last_error());
 }
 

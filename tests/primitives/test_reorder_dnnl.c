@@ -408,8 +408,10 @@ static bool compare(const lg_md *s, const lg_md *d, int si, int di, const attrs 
                            {LG_ARG_ATTR_ZERO_POINTS | LG_ARG_DST, b.dzp}};
     lg_arg args[6];
     int nargs = 0;
+    /* Only the values the attribute asks for: others are rejected. */
+    const bool asked[6] = {true, true, a->ss >= 0, a->ds >= 0, a->szp >= 0, a->dzp >= 0};
     for (int i = 0; i < 6; i++)
-        if (all[i].data) args[nargs++] = all[i];
+        if (all[i].data && asked[i]) args[nargs++] = all[i];
 
     /* The reference against oneDNN: element by element, deviations
      * classified; then the padding (and any gap), which oneDNN zeroes as

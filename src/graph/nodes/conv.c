@@ -3,6 +3,7 @@
  * "any" and takes what lg_kernel_query_md reports. Fused post-ops (eltwise
  * chain, one sum) become the kernel's attribute. */
 #include "graph/graph.h"
+#include "primitives/conv/conv.h"
 
 #include <string.h>
 
@@ -26,7 +27,10 @@ static lg_status conv_infer(const lg__value *vals, const lg__node *node, int ind
     if (ic % g != 0)
         return FAIL(LG_INVALID_GRAPH, "groups %lld do not divide the %lld src channels",
                     (long long)g, (long long)ic);
-    int64_t oc = g > 1 ? wei->dims[0] * wei->dims[1] : wei->dims[0];
+    int64_t oc = wei->dims[0];
+    if (g > 1 && !lg__mul_ok(wei->dims[0], wei->dims[1], &oc))
+        return FAIL(LG_INVALID_GRAPH, "weights' G x O/G = %lld x %lld overflows int64",
+                    (long long)wei->dims[0], (long long)wei->dims[1]);
     if (g > 1 && wei->dims[0] != g)
         return FAIL(LG_INVALID_GRAPH, "weights' group dim is %lld, groups is %lld",
                     (long long)wei->dims[0], (long long)g);
@@ -51,23 +55,19 @@ static lg_status conv_infer(const lg__value *vals, const lg__node *node, int ind
                         lg_dtype_str(vals[node->in[i]].md.dtype));
     int64_t dims[LG_MAX_NDIMS] = {src->dims[0], oc};
     for (int d = 0; d < sp; d++) {
-        if (p->strides[d] < 1 || p->dilates[d] < 0 || p->pad_l[d] < 0 || p->pad_r[d] < 0)
-            return FAIL(LG_INVALID_ARGUMENT,
-                        "spatial dim %d: stride %lld, dilate %lld, padding %lld/%lld (stride >= 1, "
-                        "the others >= 0)",
-                        d, (long long)p->strides[d], (long long)p->dilates[d],
-                        (long long)p->pad_l[d], (long long)p->pad_r[d]);
-        int64_t k = wei->dims[wnd - sp + d];
-        int64_t ext = (k - 1) * (p->dilates[d] + 1) + 1;
-        int64_t num = src->dims[2 + d] + p->pad_l[d] + p->pad_r[d] - ext;
-        if (k < 1 || num < 0)
-            return FAIL(LG_INVALID_GRAPH,
-                        "spatial dim %d: kernel %lld (dilated %lld) does not fit in %lld + "
-                        "padding %lld/%lld",
-                        d, (long long)k, (long long)ext, (long long)src->dims[2 + d],
-                        (long long)p->pad_l[d], (long long)p->pad_r[d]);
-        dims[2 + d] = num / p->strides[d] + 1;
+        bool shape_fault;
+        char why[256];
+        if (lg__conv_out_size(p, sp, d, src->dims[2 + d], wei->dims[wnd - sp + d], &dims[2 + d],
+                              &shape_fault, why, sizeof why) != LG_OK)
+            return FAIL(shape_fault ? LG_INVALID_GRAPH : LG_INVALID_ARGUMENT, "%s", why);
     }
+    /* The output must be describable: its byte size fits int64. */
+    int64_t bytes = 4;
+    for (int d = 0; d < nd; d++)
+        if (!lg__mul_ok(bytes, dims[d] ? dims[d] : 1, &bytes))
+            return FAIL(LG_INVALID_ARGUMENT,
+                        "the output (dims[%d] = %lld) has a byte size that overflows int64", d,
+                        (long long)dims[d]);
 #undef FAIL
     lg_md md;
     memset(&md, 0, sizeof md);

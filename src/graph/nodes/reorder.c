@@ -71,6 +71,7 @@ lg_status lg_graph_add_reorder(lg_graph *g, lg_value src, const lg_md *dst, cons
     if (!g || !dst || !out)
         return LG_ERROR(LG_INVALID_ARGUMENT, "%s is NULL", !g ? "graph" : !dst ? "dst md" : "out");
     LG_CHECK(lg__graph_check_value(g, src, "src", "reorder", __func__));
+    LG_CHECK(lg__md_check(dst, __func__, "dst md"));
     /* A plan has no way to receive scale or zero-point values at execution,
      * and a sum would read a dst that holds nothing yet. */
     if (attr && !attr_empty(attr))
@@ -83,9 +84,6 @@ lg_status lg_graph_add_reorder(lg_graph *g, lg_value src, const lg_md *dst, cons
     node.kind = LG_NODE_REORDER;
     node.nin = 1;
     node.in[0] = src;
-    if (lg__md_ok(dst))
-        lg__md_canon(dst, &node.p.reorder.dst);
-    else
-        node.p.reorder.dst = *dst;
+    lg__md_canon(dst, &node.p.reorder.dst);
     return lg__graph_add_node(g, &node, out, __func__);
 }

@@ -421,7 +421,8 @@ static lg_status plan(binary_data *b, lg__isa isa, const char **path) {
 static lg_status build_binary(const void *problem, lg_kernel **out) {
     const lg__binary_pd *pd = problem;
     lg_kernel *k = lg__kernel_new(LG_KIND_BINARY, &binary_ops, sizeof(binary_data));
-    if (!k) return LG_ERROR(LG_OUT_OF_MEMORY, "cannot allocate a binary kernel");
+    if (!k)
+        return lg__error(LG_OUT_OF_MEMORY, "lg_binary_create", "cannot allocate a binary kernel");
     binary_data *b = k->data;
     b->pd = *pd;
     lg__isa isa = lg__cpu_isa();
@@ -442,7 +443,8 @@ static lg_status build_binary(const void *problem, lg_kernel **out) {
     const char *path = NULL;
     if (plan(b, isa, &path) != LG_OK) {
         lg_kernel_destroy(k);
-        return LG_ERROR(LG_OUT_OF_MEMORY, "cannot allocate binary offset tables");
+        return lg__error(LG_OUT_OF_MEMORY, "lg_binary_create",
+                         "cannot allocate binary offset tables");
     }
     if (path)
         snprintf(k->impl, sizeof k->impl, "binary:%s:%s", lg__isa_name(isa), path);
@@ -471,9 +473,9 @@ lg_status lg_binary_create(lg_kernel **k, lg_binary_alg alg, const lg_md *src0, 
     const lg_md *mds[3] = {src0, src1, dst};
     static const char *const names[3] = {"src0", "src1", "dst"};
     for (int i = 0; i < 3; i++) {
-        if (!mds[i]) return LG_ERROR(LG_INVALID_ARGUMENT, "%s md is NULL", names[i]);
-        if (!lg__md_ok(mds[i]))
-            return LG_ERROR(LG_INVALID_ARGUMENT, "%s md is not initialised", names[i]);
+        char what[16];
+        snprintf(what, sizeof what, "%s md", names[i]);
+        LG_CHECK(lg__md_check(mds[i], __func__, what));
         if (i == 0 && lg_md_is_any(mds[i]))
             return LG_ERROR(LG_INVALID_ARGUMENT, "%s md is 'any'", names[i]);
     }

@@ -111,7 +111,9 @@ static lg_status build_conv(const void *problem, lg_kernel **out) {
     lg__conv_kernel *c = k->data;
     c->pd = *pd;
     lg__conv_shape_of(pd, &c->s);
-    if (lg__conv_tabs_init(pd, &c->tabs) != LG_OK || lg__conv_plan(c) != LG_OK) {
+    /* An empty dst needs no tables (lg__conv_plan picks the empty path). */
+    bool empty = lg__md_nelems(&pd->dst) == 0;
+    if ((!empty && lg__conv_tabs_init(pd, &c->tabs) != LG_OK) || lg__conv_plan(c) != LG_OK) {
         lg_kernel_destroy(k);
         return CONV_ERR(LG_OUT_OF_MEMORY, "cannot allocate the conv kernel's tables");
     }
@@ -130,7 +132,9 @@ static lg_status build_conv(const void *problem, lg_kernel **out) {
 /* ------------------------------------------------------------------------ */
 
 static lg_status check_md(const lg_md *md, const char *name) {
-    if (!lg__md_ok(md)) return CONV_ERR(LG_INVALID_ARGUMENT, "%s md is not initialised", name);
+    char what[16];
+    snprintf(what, sizeof what, "%s md", name);
+    LG_CHECK(lg__md_check(md, "lg_conv_create", what));
     if (md->dtype != LG_F32)
         return CONV_ERR(LG_UNIMPLEMENTED, "%s data type is %s: conv computes f32 only", name,
                         lg_dtype_str(md->dtype));
@@ -145,38 +149,18 @@ static lg_status check_geometry(const lg_conv_params *p, const lg_md *src, const
     static const char *const names[3][3] = {{"w", "", ""}, {"h", "w", ""}, {"d", "h", "w"}};
     for (int i = 0; i < nsp; i++) {
         const char *nm = names[nsp - 1][i];
-        if (p->strides[i] < 1)
-            return CONV_ERR(LG_INVALID_ARGUMENT, "stride %lld along %s: must be at least 1",
-                            (long long)p->strides[i], nm);
-        if (p->dilates[i] < 0)
-            return CONV_ERR(LG_INVALID_ARGUMENT,
-                            "dilate %lld along %s is negative (0 is a dense kernel)",
-                            (long long)p->dilates[i], nm);
-        if (p->pad_l[i] < 0 || p->pad_r[i] < 0)
-            return CONV_ERR(LG_INVALID_ARGUMENT, "padding %lld/%lld along %s is negative",
-                            (long long)p->pad_l[i], (long long)p->pad_r[i], nm);
-        int64_t in = src->dims[2 + i], k = wei->dims[wg + 2 + i], want = dst->dims[2 + i];
-        if (k < 1)
-            return CONV_ERR(LG_INVALID_ARGUMENT, "weights kernel size %lld along %s: must be >= 1",
-                            (long long)k, nm);
-        int64_t ext, span, padded;
-        if (!lg__add_ok(p->dilates[i], 1, &ext) || !lg__mul_ok(k - 1, ext, &ext) ||
-            !lg__add_ok(ext, 1, &ext) || !lg__add_ok(in, p->pad_l[i], &padded) ||
-            !lg__add_ok(padded, p->pad_r[i], &padded))
-            return CONV_ERR(LG_INVALID_ARGUMENT, "geometry along %s overflows", nm);
-        span = padded - ext;
-        if (span < 0)
-            return CONV_ERR(LG_INVALID_ARGUMENT,
-                            "kernel extent %lld along %s exceeds the padded input %lld",
-                            (long long)ext, nm, (long long)padded);
-        int64_t out = span / p->strides[i] + 1;
+        int64_t in = src->dims[2 + i], k = wei->dims[wg + 2 + i], want = dst->dims[2 + i], out;
+        bool shape_fault;
+        char why[256];
+        if (lg__conv_out_size(p, nsp, i, in, k, &out, &shape_fault, why, sizeof why) != LG_OK)
+            return CONV_ERR(LG_INVALID_ARGUMENT, "%s", why);
         if (out != want)
             return CONV_ERR(LG_INVALID_ARGUMENT,
-                            "dst size %lld along %s: the geometry gives (%lld + %lld + %lld - "
-                            "%lld) / %lld + 1 = %lld",
+                            "dst size %lld along %s: the geometry (input %lld, padding "
+                            "%lld/%lld, kernel %lld, dilate %lld, stride %lld) gives %lld",
                             (long long)want, nm, (long long)in, (long long)p->pad_l[i],
-                            (long long)p->pad_r[i], (long long)ext, (long long)p->strides[i],
-                            (long long)out);
+                            (long long)p->pad_r[i], (long long)k, (long long)p->dilates[i],
+                            (long long)p->strides[i], (long long)out);
     }
     return LG_OK;
 }
@@ -210,11 +194,12 @@ static lg_status check_shapes(const lg_conv_params *p, const lg_md *src, const l
     if (oc % g)
         return CONV_ERR(LG_INVALID_ARGUMENT, "groups %lld do not divide dst channels %lld",
                         (long long)g, (long long)oc);
-    if (wei->dims[wg + 1] * g != ic)
+    int64_t wic, woc;
+    if (!lg__mul_ok(wei->dims[wg + 1], g, &wic) || wic != ic)
         return CONV_ERR(LG_INVALID_ARGUMENT,
                         "src channels %lld differ from weights I %lld x groups %lld", (long long)ic,
                         (long long)wei->dims[wg + 1], (long long)g);
-    if (wei->dims[wg] * g != oc)
+    if (!lg__mul_ok(wei->dims[wg], g, &woc) || woc != oc)
         return CONV_ERR(LG_INVALID_ARGUMENT,
                         "dst channels %lld differ from weights O %lld x groups %lld", (long long)oc,
                         (long long)wei->dims[wg], (long long)g);

@@ -54,6 +54,18 @@ typedef struct lg__conv_shape {
     int64_t pd, ph, pw; /* left (front, top) padding */
 } lg__conv_shape;
 
+/* The output size *out along spatial dim i (of nsp) for input size `in` and
+ * kernel size k: (in + pad_l + pad_r - ((k - 1) * (dilate + 1) + 1)) / stride
+ * + 1, checking stride >= 1, dilate >= 0, padding >= 0, k >= 1, that the
+ * kernel fits the padded input and that nothing overflows int64. The one
+ * geometry check of lg_conv_create and lg_graph_add_conv. On failure returns
+ * LG_INVALID_ARGUMENT with the reason (naming the dim: "along h") in
+ * why[len]; *shape_fault is then true when the shapes are at fault (kernel
+ * size < 1, kernel larger than the padded input), false for a parameter. */
+LG_INTERNAL lg_status lg__conv_out_size(const lg_conv_params *p, int nsp, int i, int64_t in,
+                                        int64_t k, int64_t *out, bool *shape_fault, char *why,
+                                        size_t len);
+
 /* Fill *s from pd (its mds' dims and the geometry). */
 LG_INTERNAL void lg__conv_shape_of(const lg__conv_pd *pd, lg__conv_shape *s);
 

@@ -4,7 +4,9 @@
  *  - dw: depthwise on channel-blocked activations (dw.h);
  *  - 1x1 / direct: the register-blocked direct convolution (direct.h), "1x1"
  *    when it walks an image's pixels as one row;
- *  - ref: lg__conv_ref, any layout combination (scalar).
+ *  - ref: lg__conv_ref, any layout combination (scalar);
+ *  - empty: dst has no element, so there is nothing to compute (no tables
+ *    are built: their size would follow the other, possibly huge, dims).
  * On AVX-512 the 16-lane kernels are tried first, then the 8-lane (AVX2)
  * ones, so 8-blocked layouts run vectorised there too. */
 #include "primitives/conv/conv.h"
@@ -14,7 +16,7 @@
 #include <omp.h>
 #include <stdio.h>
 
-enum { PATH_REF, PATH_DIRECT };
+enum { PATH_REF, PATH_DIRECT, PATH_EMPTY };
 
 /* Multiply-adds from which all threads run. */
 #define PAR_MACS 32768
@@ -26,6 +28,11 @@ typedef struct direct_plan {
 
 lg_status lg__conv_plan(lg__conv_kernel *c) {
     lg__isa isa = lg__cpu_isa();
+    if (lg__md_nelems(&c->pd.dst) == 0) {
+        c->path = PATH_EMPTY;
+        snprintf(c->impl, sizeof c->impl, "conv:empty");
+        return LG_OK;
+    }
     c->path = PATH_REF;
     snprintf(c->impl, sizeof c->impl, "conv:ref");
     for (int vl = 16; vl >= 8; vl /= 2) {
@@ -77,7 +84,10 @@ lg_status lg__conv_run(const lg__conv_kernel *c, const float *src, const float *
     case PATH_DIRECT: {
         const direct_plan *p = c->plan;
         const lg__conv_direct *d = p->d;
-        int64_t macs = s->n * s->oc * s->od * s->oh * s->ow * s->icg * s->kd * s->kh * s->kw;
+        const int64_t f[9] = {s->n, s->oc, s->od, s->oh, s->ow, s->icg, s->kd, s->kh, s->kw};
+        int64_t macs = 1; /* saturates: only compared with PAR_MACS */
+        for (int i = 0; i < 9; i++)
+            if (!lg__mul_ok(macs, f[i], &macs)) macs = INT64_MAX;
         int nthr = threads_for(d->nitems, macs);
 #pragma omp parallel num_threads(nthr) if (nthr > 1)
         {
@@ -87,6 +97,8 @@ lg_status lg__conv_run(const lg__conv_kernel *c, const float *src, const float *
         }
         return LG_OK;
     }
+    case PATH_EMPTY:
+        return LG_OK;
     default:
         lg__conv_ref(&c->pd, &c->tabs, src, wei, bias, dst);
         return LG_OK;

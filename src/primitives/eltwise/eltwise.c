@@ -256,7 +256,9 @@ static lg_status plan(eltwise_data *e, const char **path) {
 static lg_status build_eltwise(const void *problem, lg_kernel **out) {
     const lg__eltwise_pd *pd = problem;
     lg_kernel *k = lg__kernel_new(LG_KIND_ELTWISE, &eltwise_ops, sizeof(eltwise_data));
-    if (!k) return LG_ERROR(LG_OUT_OF_MEMORY, "cannot allocate an eltwise kernel");
+    if (!k)
+        return lg__error(LG_OUT_OF_MEMORY, "lg_eltwise_create",
+                         "cannot allocate an eltwise kernel");
     eltwise_data *e = k->data;
     e->pd = *pd;
     e->cost = alg_cost(pd->alg);
@@ -272,7 +274,8 @@ static lg_status build_eltwise(const void *problem, lg_kernel **out) {
     const char *path = NULL;
     if (plan(e, &path) != LG_OK) {
         lg_kernel_destroy(k);
-        return LG_ERROR(LG_OUT_OF_MEMORY, "cannot allocate an eltwise padding table");
+        return lg__error(LG_OUT_OF_MEMORY, "lg_eltwise_create",
+                         "cannot allocate an eltwise padding table");
     }
     if (path)
         snprintf(k->impl, sizeof k->impl, "eltwise:%s:%s", lg__isa_name(isa), path);
@@ -291,14 +294,13 @@ static lg_status build_eltwise(const void *problem, lg_kernel **out) {
 lg_status lg_eltwise_create(lg_kernel **k, lg_eltwise_alg alg, float alpha, float beta,
                             const lg_md *src, const lg_md *dst) {
     if (!k) return LG_ERROR(LG_INVALID_ARGUMENT, "kernel pointer is NULL");
-    if (!src) return LG_ERROR(LG_INVALID_ARGUMENT, "src md is NULL");
-    if (!lg__md_ok(src)) return LG_ERROR(LG_INVALID_ARGUMENT, "src md is not initialised");
+    LG_CHECK(lg__md_check(src, __func__, "src md"));
     if (lg_md_is_any(src)) return LG_ERROR(LG_INVALID_ARGUMENT, "src md is 'any'");
     bool ints;
     if (!lg__eltwise_alg_known((int)alg, &ints))
         return LG_ERROR(LG_INVALID_ARGUMENT, "alg %d is not an lg_eltwise_alg", (int)alg);
     if (dst) {
-        if (!lg__md_ok(dst)) return LG_ERROR(LG_INVALID_ARGUMENT, "dst md is not initialised");
+        LG_CHECK(lg__md_check(dst, __func__, "dst md"));
         if (lg_md_is_any(dst)) {
             bool same = dst->ndims == src->ndims && dst->dtype == src->dtype;
             for (int d = 0; same && d < src->ndims; d++) same = dst->dims[d] == src->dims[d];

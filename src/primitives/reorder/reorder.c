@@ -53,14 +53,15 @@ static size_t mask_count(const lg_md *md, int32_t mask) {
 static lg_status build_reorder(const void *problem, lg_kernel **out) {
     const lg__reorder_pd *pd = problem;
     lg_kernel *k = lg__kernel_new(LG_KIND_REORDER, &reorder_ops, sizeof(reorder_data));
-    if (!k) return LG_ERROR(LG_OUT_OF_MEMORY, "cannot allocate a reorder kernel");
+    if (!k)
+        return lg__error(LG_OUT_OF_MEMORY, "lg_reorder_create", "cannot allocate a reorder kernel");
     reorder_data *r = k->data;
     r->pd = *pd;
     const char *impl = NULL;
     lg_status s = lg__reorder_fast_init(pd, lg__cpu_isa(), &r->plan, &impl);
     if (s == LG_OUT_OF_MEMORY) {
         lg_kernel_destroy(k);
-        return LG_ERROR(LG_OUT_OF_MEMORY, "cannot allocate a reorder plan");
+        return lg__error(LG_OUT_OF_MEMORY, "lg_reorder_create", "cannot allocate a reorder plan");
     }
     if (s != LG_OK) {
         r->plan = NULL;
@@ -96,18 +97,17 @@ static lg_status build_reorder(const void *problem, lg_kernel **out) {
 /* Check an attribute mask against the tensor it applies to. */
 static lg_status check_mask(int32_t mask, const lg_md *md, const char *what) {
     if (mask >= 0 && (mask >> md->ndims) != 0)
-        return LG_ERROR(LG_INVALID_ARGUMENT, "%s mask 0x%x names a dim beyond ndims %d", what,
-                        (unsigned)mask, md->ndims);
+        return lg__error(LG_INVALID_ARGUMENT, "lg_reorder_create",
+                         "%s mask 0x%x names a dim beyond ndims %d", what, (unsigned)mask,
+                         md->ndims);
     return LG_OK;
 }
 
 lg_status lg_reorder_create(lg_kernel **k, const lg_md *src, const lg_md *dst,
                             const lg_attr *attr) {
     if (!k) return LG_ERROR(LG_INVALID_ARGUMENT, "kernel pointer is NULL");
-    if (!src || !dst) return LG_ERROR(LG_INVALID_ARGUMENT, "%s md is NULL", src ? "dst" : "src");
-    if (!lg__md_ok(src) || !lg__md_ok(dst))
-        return LG_ERROR(LG_INVALID_ARGUMENT, "%s md is not initialised",
-                        lg__md_ok(src) ? "dst" : "src");
+    LG_CHECK(lg__md_check(src, __func__, "src md"));
+    LG_CHECK(lg__md_check(dst, __func__, "dst md"));
     if (lg_md_is_any(src)) return LG_ERROR(LG_INVALID_ARGUMENT, "src md is 'any'");
     if (src->ndims != dst->ndims)
         return LG_ERROR(LG_INVALID_ARGUMENT, "src has %d dims, dst %d", src->ndims, dst->ndims);

@@ -36,13 +36,14 @@ static const lg__kernel_ops shuffle_ops = {shuffle_execute, shuffle_destroy};
 static lg_status build_shuffle(const void *problem, lg_kernel **out) {
     const lg__shuffle_pd *pd = problem;
     lg_kernel *k = lg__kernel_new(LG_KIND_SHUFFLE, &shuffle_ops, sizeof(shuffle_data));
-    if (!k) return LG_ERROR(LG_OUT_OF_MEMORY, "cannot allocate a shuffle kernel");
+    if (!k)
+        return lg__error(LG_OUT_OF_MEMORY, "lg_shuffle_create", "cannot allocate a shuffle kernel");
     shuffle_data *s = k->data;
     s->pd = *pd;
     lg_status st = lg__shuffle_plan(pd, lg__cpu_isa(), &s->plan);
     if (st == LG_OUT_OF_MEMORY) {
         lg_kernel_destroy(k);
-        return LG_ERROR(LG_OUT_OF_MEMORY, "cannot allocate a shuffle plan");
+        return lg__error(LG_OUT_OF_MEMORY, "lg_shuffle_create", "cannot allocate a shuffle plan");
     }
     if (st != LG_OK) s->plan = NULL;
     snprintf(k->impl, sizeof k->impl, "shuffle:%s", s->plan ? s->plan->impl : "ref");
@@ -61,8 +62,7 @@ static lg_status build_shuffle(const void *problem, lg_kernel **out) {
 lg_status lg_shuffle_create(lg_kernel **k, lg_prop prop, const lg_md *md, int axis,
                             int64_t group_size) {
     if (!k) return LG_ERROR(LG_INVALID_ARGUMENT, "kernel pointer is NULL");
-    if (!md) return LG_ERROR(LG_INVALID_ARGUMENT, "md is NULL");
-    if (!lg__md_ok(md)) return LG_ERROR(LG_INVALID_ARGUMENT, "md is not initialised");
+    LG_CHECK(lg__md_check(md, __func__, "md"));
     if (lg_md_is_any(md)) return LG_ERROR(LG_INVALID_ARGUMENT, "md is 'any'");
     if (prop != LG_FORWARD && prop != LG_BACKWARD)
         return LG_ERROR(LG_INVALID_ARGUMENT, "prop %d is neither LG_FORWARD nor LG_BACKWARD",

@@ -36,12 +36,13 @@ static const lg__kernel_ops shuffle_ex_ops = {shuffle_ex_execute, shuffle_ex_des
 static lg_status build_shuffle_ex(const void *problem, lg_kernel **out) {
     const lg__shuffle_ex_pd *pd = problem;
     lg_kernel *k = lg__kernel_new(LG_KIND_SHUFFLE, &shuffle_ex_ops, sizeof(shuffle_ex_data));
-    if (!k) return LG_ERROR(LG_OUT_OF_MEMORY, "cannot allocate a shuffle kernel");
+    if (!k)
+        return lg__error(LG_OUT_OF_MEMORY, "lg_graph_compile", "cannot allocate a shuffle kernel");
     shuffle_ex_data *s = k->data;
     s->pd = *pd;
     if (lg__shuffle_ex_plan(pd, &s->plan) != LG_OK) {
         lg_kernel_destroy(k);
-        return LG_ERROR(LG_OUT_OF_MEMORY, "cannot allocate a shuffle plan");
+        return lg__error(LG_OUT_OF_MEMORY, "lg_graph_compile", "cannot allocate a shuffle plan");
     }
     snprintf(k->impl, sizeof k->impl, "shuffle:%s", s->plan->impl);
     char sm[96], dm[96];
@@ -58,40 +59,42 @@ static lg_status build_shuffle_ex(const void *problem, lg_kernel **out) {
 
 /* Check one md argument (`what` names it; errors name `where`). */
 static lg_status check_md(const lg_md *md, const char *what, const char *where) {
-    if (!md) return lg__error(LG_INVALID_ARGUMENT, where, "%s md is NULL", what);
-    if (!lg__md_ok(md))
-        return lg__error(LG_INVALID_ARGUMENT, where, "%s md is not initialised", what);
-    if (lg_md_is_any(md)) return lg__error(LG_INVALID_ARGUMENT, where, "%s md is 'any'", what);
+    LG_CHECK(lg__md_check(md, where, what));
+    if (lg_md_is_any(md)) return lg__error(LG_INVALID_ARGUMENT, where, "%s is 'any'", what);
     return LG_OK;
 }
 
 lg_status lg__shuffle_create_ex(lg_kernel **k, lg_prop prop, const lg_md *src, const lg_md *dst,
                                 int axis, int64_t group_size) {
-    if (!k) return LG_ERROR(LG_INVALID_ARGUMENT, "kernel pointer is NULL");
-    LG_CHECK(check_md(src, "src", __func__));
-    LG_CHECK(check_md(dst, "dst", __func__));
+    if (!k) return lg__error(LG_INVALID_ARGUMENT, "lg_graph_compile", "kernel pointer is NULL");
+    LG_CHECK(check_md(src, "src md", "lg_graph_compile"));
+    LG_CHECK(check_md(dst, "dst md", "lg_graph_compile"));
     if (src->dtype != dst->dtype)
-        return LG_ERROR(LG_INVALID_ARGUMENT, "src is %s, dst %s: a shuffle does not convert",
-                        lg_dtype_str(src->dtype), lg_dtype_str(dst->dtype));
+        return lg__error(LG_INVALID_ARGUMENT, "lg_graph_compile",
+                         "src is %s, dst %s: a shuffle does not convert", lg_dtype_str(src->dtype),
+                         lg_dtype_str(dst->dtype));
     if (src->ndims != dst->ndims)
-        return LG_ERROR(LG_INVALID_ARGUMENT, "src has %d dims, dst %d", src->ndims, dst->ndims);
+        return lg__error(LG_INVALID_ARGUMENT, "lg_graph_compile", "src has %d dims, dst %d",
+                         src->ndims, dst->ndims);
     for (int d = 0; d < src->ndims; d++)
         if (src->dims[d] != dst->dims[d])
-            return LG_ERROR(LG_INVALID_ARGUMENT, "dims[%d] differ: src %lld, dst %lld", d,
-                            (long long)src->dims[d], (long long)dst->dims[d]);
+            return lg__error(LG_INVALID_ARGUMENT, "lg_graph_compile",
+                             "dims[%d] differ: src %lld, dst %lld", d, (long long)src->dims[d],
+                             (long long)dst->dims[d]);
     if (prop != LG_FORWARD && prop != LG_BACKWARD)
-        return LG_ERROR(LG_INVALID_ARGUMENT, "prop %d is neither LG_FORWARD nor LG_BACKWARD",
-                        (int)prop);
+        return lg__error(LG_INVALID_ARGUMENT, "lg_graph_compile",
+                         "prop %d is neither LG_FORWARD nor LG_BACKWARD", (int)prop);
     if (axis < 0 || axis >= src->ndims)
-        return LG_ERROR(LG_INVALID_ARGUMENT, "axis %d is out of range for %d dims", axis,
-                        src->ndims);
+        return lg__error(LG_INVALID_ARGUMENT, "lg_graph_compile",
+                         "axis %d is out of range for %d dims", axis, src->ndims);
     int64_t c = src->dims[axis];
     if (group_size <= 0)
-        return LG_ERROR(LG_INVALID_ARGUMENT, "group_size %lld is not positive",
-                        (long long)group_size);
+        return lg__error(LG_INVALID_ARGUMENT, "lg_graph_compile", "group_size %lld is not positive",
+                         (long long)group_size);
     if (c % group_size != 0)
-        return LG_ERROR(LG_INVALID_ARGUMENT, "group_size %lld does not divide dims[%d] = %lld",
-                        (long long)group_size, axis, (long long)c);
+        return lg__error(LG_INVALID_ARGUMENT, "lg_graph_compile",
+                         "group_size %lld does not divide dims[%d] = %lld", (long long)group_size,
+                         axis, (long long)c);
 
     lg__shuffle_ex_pd pd;
     memset(&pd, 0, sizeof pd);

@@ -1,0 +1,107 @@
+#!/usr/bin/python3
+"""Export models to ONNX with Debian's python3-torch, with PyTorch's own
+outputs for a fixed input, for lgraph's ONNX tests and benchmarks.
+
+    /usr/bin/python3 scripts/export_models.py OUTDIR [NAME ...]
+
+For each model NAME it writes OUTDIR/NAME.onnx (opset 13, symbolic batch
+"N", random weights from a fixed seed, eval mode, batch-norm statistics
+randomised so that folding is exercised) and, for N in (1, 4),
+OUTDIR/NAME.inN.npy and OUTDIR/NAME.outN.npy (float32, C order).
+Models: the blocks lgraph loads today (see docs/onnx.md); torchvision's
+classifiers join as the importer gains their operators.
+"""
+import os
+import sys
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+
+def randomise_bn(model, gen):
+    """Non-trivial batch-norm statistics and affine parameters."""
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            c = m.num_features
+            m.running_mean.copy_(torch.randn(c, generator=gen) * 0.1)
+            m.running_var.copy_(torch.rand(c, generator=gen) * 0.5 + 0.75)
+            m.weight.data.copy_(torch.rand(c, generator=gen) * 0.5 + 0.75)
+            m.bias.data.copy_(torch.randn(c, generator=gen) * 0.1)
+
+
+class ChannelShuffle(nn.Module):
+    def __init__(self, groups):
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, x):
+        n, c, h, w = x.shape
+        x = x.view(n, self.groups, c // self.groups, h, w)
+        return torch.transpose(x, 1, 2).contiguous().view(n, c, h, w)
+
+
+class Blocks(nn.Module):
+    """Every operator the importer maps today, in the patterns exporters
+    emit them: conv + BN (folded), depthwise conv, ReLU6 (Clip), hardswish,
+    SiLU (x * sigmoid(x) -> swish), channel shuffle (Reshape, Transpose,
+    Reshape), zero padding before a conv (Pad), a residual add."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 24, 3, 2, 1, bias=False), nn.BatchNorm2d(24),
+                                  nn.ReLU6())
+        self.dw = nn.Sequential(nn.Conv2d(24, 24, 3, 1, 1, groups=24, bias=False),
+                                nn.BatchNorm2d(24), nn.Hardswish())
+        self.pw = nn.Sequential(nn.Conv2d(24, 48, 1, bias=False), nn.BatchNorm2d(48), nn.SiLU())
+        self.shuffle = ChannelShuffle(3)
+        self.pad = nn.ZeroPad2d((1, 1, 0, 2))
+        self.conv = nn.Conv2d(48, 48, 3, 1, 0, groups=3)
+        self.bn = nn.BatchNorm2d(48)
+        self.act = nn.LeakyReLU(0.1)
+        self.tail = nn.Sequential(nn.Conv2d(48, 32, 1), nn.Tanh(), nn.Hardsigmoid(),
+                                  nn.Conv2d(32, 32, 3, 2, 1), nn.ELU(0.5))
+
+    def forward(self, x):
+        x = self.pw(self.dw(self.stem(x)))
+        y = self.shuffle(x)
+        y = self.act(self.bn(self.conv(self.pad(y)))[:, :, :, :])
+        return self.tail(x + y * 0.5)
+
+
+def models():
+    return {"blocks": (Blocks, (3, 64, 64))}
+
+
+def export(name, outdir):
+    make, shape = models()[name]
+    gen = torch.Generator().manual_seed(20261124)
+    torch.manual_seed(20261124)
+    model = make().eval()
+    randomise_bn(model, gen)
+    path = os.path.join(outdir, name + ".onnx")
+    x = torch.randn((1,) + shape, generator=gen)
+    torch.onnx.export(model, x, path, opset_version=13, input_names=["input"],
+                      output_names=["output"],
+                      dynamic_axes={"input": {0: "N"}, "output": {0: "N"}})
+    for n in (1, 4):
+        x = torch.randn((n,) + shape, generator=gen)
+        with torch.no_grad():
+            y = model(x)
+        np.save(os.path.join(outdir, "%s.in%d.npy" % (name, n)), x.numpy().astype("<f4"))
+        np.save(os.path.join(outdir, "%s.out%d.npy" % (name, n)), y.numpy().astype("<f4"))
+    print("export_models: %s -> %s" % (name, path))
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    outdir = sys.argv[1]
+    os.makedirs(outdir, exist_ok=True)
+    torch.set_num_threads(2)
+    for name in sys.argv[2:] or sorted(models()):
+        export(name, outdir)
+
+
+if __name__ == "__main__":
+    main()

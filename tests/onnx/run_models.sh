@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Export the models of scripts/export_models.py with PyTorch (once per build
+# directory, again when the script changes), then run each through lgraph-run
+# at N = 1 and 4 under every strategy and compare with PyTorch's output:
+# max |lgraph - torch| <= 1e-4 * max |torch|.
+#   run_models.sh LGRAPH_RUN MODEL_DIR SOURCE_DIR
+set -euo pipefail
+run=$1 dir=$2 src=$3
+py=/usr/bin/python3
+if ! "$py" -c 'import torch, torchvision' 2>/dev/null; then
+  echo "onnx_models: skipped: python3-torch is not installed (scripts/setup.sh installs it)"
+  exit 77
+fi
+mkdir -p "$dir"
+stamp="$dir/.exported"
+if [ ! -f "$stamp" ] || [ "$src/scripts/export_models.py" -nt "$stamp" ]; then
+  OMP_NUM_THREADS=2 "$py" "$src/scripts/export_models.py" "$dir" >/dev/null
+  touch "$stamp"
+fi
+pass=0 fail=0
+for model in "$dir"/*.onnx; do
+  name=$(basename "$model" .onnx)
+  for n in 1 4; do
+    for s in none greedy optimal; do
+      if out=$("$run" "$model" --batch=$n --strategy=$s --input="$dir/$name.in$n.npy" \
+               --compare="$dir/$name.out$n.npy" --iters=1 --warmup=0 2>&1); then
+        pass=$((pass + 1))
+      else
+        fail=$((fail + 1))
+        echo "FAILED: $name N=$n $s"
+      fi
+      echo "$out" | grep -E 'compare|lgraph-run' | sed "s|^|$name N=$n $s: |"
+    done
+  done
+done
+echo "onnx_models: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

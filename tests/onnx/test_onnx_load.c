@@ -1,0 +1,374 @@
+/* lg_onnx_load_buffer on models built here with protobuf-c: a conv + batch
+ * norm + relu model against a scalar reference computed in double, the
+ * symbolic batch, and every kind of bad model file the loader must refuse
+ * with a status and a message (malformed, truncated, wrong opset,
+ * unsupported operators listed together, tensor size mismatch, external
+ * data, a cycle, a dangling input, a symbolic dim other than the batch). */
+#include "onnx.pb-c.h"
+
+#include <criterion/criterion.h>
+#include <lgraph.h>
+#include <lgraph_onnx.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A model under construction: every part is static storage of the test. */
+typedef struct model {
+    Onnx__ModelProto m;
+    Onnx__OperatorSetIdProto opset, *opsets[1];
+    Onnx__GraphProto g;
+    Onnx__NodeProto nodes[8], *pnodes[8];
+    Onnx__AttributeProto attrs[8][4], *pattrs[8][4];
+    Onnx__TensorProto inits[8], *pinits[8];
+    Onnx__ValueInfoProto ins[2], outs[2], *pins[2], *pouts[2];
+    Onnx__TypeProto types[4];
+    Onnx__TypeProto__Tensor ttypes[4];
+    Onnx__TensorShapeProto shapes[4];
+    Onnx__TensorShapeProto__Dimension dims[4][5], *pdims[4][5];
+    int ntypes;
+} model;
+
+static void model_init(model *md, int64_t opset) {
+    memset(md, 0, sizeof *md);
+    md->m = (Onnx__ModelProto)ONNX__MODEL_PROTO__INIT;
+    md->opset = (Onnx__OperatorSetIdProto)ONNX__OPERATOR_SET_ID_PROTO__INIT;
+    md->opset.domain = "";
+    md->opset.has_version = 1;
+    md->opset.version = opset;
+    md->opsets[0] = &md->opset;
+    md->m.n_opset_import = 1;
+    md->m.opset_import = md->opsets;
+    md->m.has_ir_version = 1;
+    md->m.ir_version = 7;
+    md->g = (Onnx__GraphProto)ONNX__GRAPH_PROTO__INIT;
+    md->m.graph = &md->g;
+    md->g.node = md->pnodes;
+    md->g.initializer = md->pinits;
+    md->g.input = md->pins;
+    md->g.output = md->pouts;
+}
+
+/* A float tensor value info; a dim of -1 is the symbolic "N". */
+static Onnx__ValueInfoProto *value_info(model *md, Onnx__ValueInfoProto *vi, const char *name,
+                                        int nd, const int64_t *dims) {
+    int t = md->ntypes++;
+    *vi = (Onnx__ValueInfoProto)ONNX__VALUE_INFO_PROTO__INIT;
+    vi->name = (char *)name;
+    md->types[t] = (Onnx__TypeProto)ONNX__TYPE_PROTO__INIT;
+    md->ttypes[t] = (Onnx__TypeProto__Tensor)ONNX__TYPE_PROTO__TENSOR__INIT;
+    md->shapes[t] = (Onnx__TensorShapeProto)ONNX__TENSOR_SHAPE_PROTO__INIT;
+    md->types[t].value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+    md->types[t].tensor_type = &md->ttypes[t];
+    md->ttypes[t].has_elem_type = 1;
+    md->ttypes[t].elem_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+    md->ttypes[t].shape = &md->shapes[t];
+    md->shapes[t].n_dim = (size_t)nd;
+    md->shapes[t].dim = md->pdims[t];
+    for (int d = 0; d < nd; d++) {
+        Onnx__TensorShapeProto__Dimension *x = &md->dims[t][d];
+        *x = (Onnx__TensorShapeProto__Dimension)ONNX__TENSOR_SHAPE_PROTO__DIMENSION__INIT;
+        if (dims[d] < 0) {
+            x->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
+            x->dim_param = "N";
+        } else {
+            x->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+            x->dim_value = dims[d];
+        }
+        md->pdims[t][d] = x;
+    }
+    md->ttypes[t].shape->dim = md->pdims[t];
+    vi->type = &md->types[t];
+    return vi;
+}
+
+static void add_input(model *md, const char *name, int nd, const int64_t *dims) {
+    md->pins[md->g.n_input] = value_info(md, &md->ins[md->g.n_input], name, nd, dims);
+    md->g.n_input++;
+}
+
+static void add_output(model *md, const char *name, int nd, const int64_t *dims) {
+    md->pouts[md->g.n_output] = value_info(md, &md->outs[md->g.n_output], name, nd, dims);
+    md->g.n_output++;
+}
+
+static Onnx__TensorProto *add_init(model *md, const char *name, int nd, int64_t *dims, float *data,
+                                   size_t n) {
+    Onnx__TensorProto *t = &md->inits[md->g.n_initializer];
+    *t = (Onnx__TensorProto)ONNX__TENSOR_PROTO__INIT;
+    t->name = (char *)name;
+    t->n_dims = (size_t)nd;
+    t->dims = dims;
+    t->has_data_type = 1;
+    t->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+    t->n_float_data = n;
+    t->float_data = data;
+    md->pinits[md->g.n_initializer++] = t;
+    return t;
+}
+
+static Onnx__NodeProto *add_node(model *md, const char *op, const char *name, int nin, char **in,
+                                 int nout, char **out) {
+    int k = (int)md->g.n_node++;
+    Onnx__NodeProto *n = &md->nodes[k];
+    *n = (Onnx__NodeProto)ONNX__NODE_PROTO__INIT;
+    n->op_type = (char *)op;
+    n->name = (char *)name;
+    n->n_input = (size_t)nin;
+    n->input = in;
+    n->n_output = (size_t)nout;
+    n->output = out;
+    n->attribute = md->pattrs[k];
+    md->pnodes[k] = n;
+    return n;
+}
+
+static void add_ints(model *md, Onnx__NodeProto *n, const char *name, int64_t *v, size_t cnt) {
+    int k = (int)(n - md->nodes), a = (int)n->n_attribute++;
+    Onnx__AttributeProto *at = &md->attrs[k][a];
+    *at = (Onnx__AttributeProto)ONNX__ATTRIBUTE_PROTO__INIT;
+    at->name = (char *)name;
+    at->has_type = 1;
+    at->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
+    at->n_ints = cnt;
+    at->ints = v;
+    md->pattrs[k][a] = at;
+}
+
+static uint8_t *pack(const model *md, size_t *len) {
+    *len = onnx__model_proto__get_packed_size(&md->m);
+    uint8_t *buf = malloc(*len);
+    cr_assert(buf);
+    onnx__model_proto__pack(&md->m, buf);
+    return buf;
+}
+
+/* The conv model: x [N, 2, 5, 5] -> Conv (3 out, 3x3, pads 1, stride 1,
+ * bias) -> BatchNormalization -> Relu -> y [N, 3, 5, 5]. */
+static float w[3 * 2 * 3 * 3], b[3], gam[3], bet[3], mean[3], var[3];
+static int64_t wdims[4] = {3, 2, 3, 3}, cdims[1] = {3}, pads[4] = {1, 1, 1, 1};
+static char *conv_in[] = {"x", "w", "b"}, *conv_out[] = {"c"};
+static char *bn_in[] = {"c", "gamma", "beta", "mean", "var"}, *bn_out[] = {"n"};
+static char *relu_in[] = {"n"}, *relu_out[] = {"y"};
+
+static void conv_model(model *md, int64_t opset) {
+    for (int k = 0; k < 54; k++) w[k] = (float)((k * 37 % 19) - 9) / 10.0f;
+    for (int k = 0; k < 3; k++) {
+        b[k] = 0.1f * (float)k - 0.1f;
+        gam[k] = 1.0f + 0.25f * (float)k;
+        bet[k] = 0.05f * (float)k;
+        mean[k] = 0.1f - 0.05f * (float)k;
+        var[k] = 0.5f + 0.5f * (float)k;
+    }
+    model_init(md, opset);
+    int64_t xd[4] = {-1, 2, 5, 5}, yd[4] = {-1, 3, 5, 5};
+    add_input(md, "x", 4, xd);
+    add_output(md, "y", 4, yd);
+    add_init(md, "w", 4, wdims, w, 54);
+    add_init(md, "b", 1, cdims, b, 3);
+    add_init(md, "gamma", 1, cdims, gam, 3);
+    add_init(md, "beta", 1, cdims, bet, 3);
+    add_init(md, "mean", 1, cdims, mean, 3);
+    add_init(md, "var", 1, cdims, var, 3);
+    Onnx__NodeProto *c = add_node(md, "Conv", "conv0", 3, conv_in, 1, conv_out);
+    add_ints(md, c, "pads", pads, 4);
+    add_node(md, "BatchNormalization", "bn0", 5, bn_in, 1, bn_out);
+    add_node(md, "Relu", "relu0", 1, relu_in, 1, relu_out);
+}
+
+/* The reference, in double, straight from ONNX's definitions. */
+static double ref(const float *x, int64_t n, int64_t o, int64_t i, int64_t j) {
+    double s = b[o];
+    for (int64_t c = 0; c < 2; c++)
+        for (int64_t u = 0; u < 3; u++)
+            for (int64_t v = 0; v < 3; v++) {
+                int64_t ii = i + u - 1, jj = j + v - 1;
+                if (ii < 0 || ii >= 5 || jj < 0 || jj >= 5) continue;
+                s += (double)x[((n * 2 + c) * 5 + ii) * 5 + jj] * w[((o * 2 + c) * 3 + u) * 3 + v];
+            }
+    s = gam[o] * (s - mean[o]) / sqrt(var[o] + 1e-5) + bet[o];
+    return s > 0 ? s : 0;
+}
+
+Test(onnx_load, conv_bn_relu_matches_the_reference_under_every_strategy) {
+    model md;
+    conv_model(&md, 13);
+    size_t len;
+    uint8_t *buf = pack(&md, &len);
+    for (int64_t batch = 1; batch <= 3; batch += 2)
+        for (int s = 0; s < 3; s++) {
+            lg_onnx_options o;
+            lg_onnx_options_init(&o);
+            o.batch = batch;
+            lg_graph *g;
+            lg_onnx_io io;
+            cr_assert_eq(lg_onnx_load_buffer(buf, len, &o, &g, &io), LG_OK, "%s", lg_last_error());
+            cr_assert_eq(io.n_inputs, 1);
+            cr_assert_eq(io.n_outputs, 1);
+            cr_assert_str_eq(io.inputs[0], "x");
+            cr_assert_str_eq(io.outputs[0], "y");
+            lg_compile_options co;
+            lg_compile_options_init(&co);
+            co.strategy = (lg_strategy)s;
+            lg_plan *p;
+            cr_assert_eq(lg_graph_compile(g, &co, &p), LG_OK, "%s", lg_last_error());
+            lg_md xm, ym;
+            cr_assert_eq(lg_plan_query_md(p, "x", &xm), LG_OK);
+            cr_assert_eq(lg_plan_query_md(p, "y", &ym), LG_OK);
+            cr_assert_eq(xm.dims[0], batch);
+            float *x = malloc(lg_md_size(&xm)), *y = malloc(lg_md_size(&ym));
+            for (int64_t k = 0; k < batch * 50; k++) x[k] = (float)((k * 13 % 23) - 11) / 7.0f;
+            lg_binding in = {"x", x}, out = {"y", y};
+            cr_assert_eq(lg_plan_execute(p, 1, &in, 1, &out), LG_OK, "%s", lg_last_error());
+            /* Batch norm folded into the conv: one conv step (+ relu fused). */
+            lg_plan_stats ps;
+            lg_plan_stats_get(p, &ps);
+            cr_assert_leq(ps.steps, 2);
+            for (int64_t n = 0; n < batch; n++)
+                for (int64_t c = 0; c < 3; c++)
+                    for (int64_t i = 0; i < 5; i++)
+                        for (int64_t j = 0; j < 5; j++) {
+                            double want = ref(x, n, c, i, j);
+                            float got = y[((n * 3 + c) * 5 + i) * 5 + j];
+                            cr_assert(fabs(got - want) <= 1e-5 * (1 + fabs(want)),
+                                      "n %lld c %lld (%lld, %lld): %g, want %g", (long long)n,
+                                      (long long)c, (long long)i, (long long)j, got, want);
+                        }
+            free(x);
+            free(y);
+            lg_plan_destroy(p);
+            lg_graph_destroy(g);
+            lg_onnx_io_free(&io);
+        }
+    free(buf);
+}
+
+/* Load must fail with status st and a message containing each of the words. */
+static void expect_fail(const uint8_t *buf, size_t len, lg_status st, const char *w1,
+                        const char *w2) {
+    lg_graph *g = (lg_graph *)&g;
+    lg_onnx_io io = {.n_inputs = 5};
+    cr_assert_eq(lg_onnx_load_buffer(buf, len, NULL, &g, &io), st, "status for '%s': %s", w1,
+                 lg_last_error());
+    cr_assert_null(g);
+    cr_assert_eq(io.n_inputs, 0);
+    cr_assert(strstr(lg_last_error(), "lg_onnx_load"), "%s", lg_last_error());
+    cr_assert(strstr(lg_last_error(), w1), "'%s' not in: %s", w1, lg_last_error());
+    if (w2) cr_assert(strstr(lg_last_error(), w2), "'%s' not in: %s", w2, lg_last_error());
+}
+
+Test(onnx_load, malformed_and_truncated_files) {
+    model md;
+    conv_model(&md, 13);
+    size_t len;
+    uint8_t *buf = pack(&md, &len);
+    /* Every truncation either fails cleanly or (rarely, at a field
+     * boundary) loads a smaller model; none crashes (ASan in CI). */
+    int failed = 0;
+    for (size_t cut = 0; cut < len; cut += 7) {
+        lg_graph *g;
+        if (lg_onnx_load_buffer(buf, cut, NULL, &g, NULL) != LG_OK)
+            failed++;
+        else
+            lg_graph_destroy(g);
+    }
+    cr_assert_gt(failed, (int)(len / 7) - 3);
+    expect_fail(buf, len / 2, LG_INVALID_ARGUMENT, "malformed or truncated", NULL);
+    uint8_t junk[64];
+    for (int k = 0; k < 64; k++) junk[k] = (uint8_t)(k * 151 + 7);
+    expect_fail(junk, sizeof junk, LG_INVALID_ARGUMENT, "malformed", NULL);
+    expect_fail(NULL, 0, LG_INVALID_ARGUMENT, "no graph", NULL);
+    free(buf);
+    cr_assert_eq(lg_onnx_load_buffer(NULL, 10, NULL, (lg_graph **)&buf, NULL), LG_INVALID_ARGUMENT);
+    cr_assert_eq(lg_onnx_load_buffer(junk, 10, NULL, NULL, NULL), LG_INVALID_ARGUMENT);
+    lg_graph *g;
+    cr_assert_eq(lg_onnx_load_file("/nonexistent/model.onnx", NULL, &g, NULL), LG_INVALID_ARGUMENT);
+    cr_assert(strstr(lg_last_error(), "cannot open"));
+}
+
+Test(onnx_load, bad_models_are_refused_with_a_message) {
+    model md;
+    size_t len;
+    uint8_t *buf;
+
+    conv_model(&md, 9);
+    buf = pack(&md, &len);
+    expect_fail(buf, len, LG_UNIMPLEMENTED, "opset 9", "11 to 17");
+    free(buf);
+
+    /* Two unsupported types, one listed once with its first node. */
+    conv_model(&md, 13);
+    md.nodes[1].op_type = "LRN";
+    md.nodes[2].op_type = "Foo";
+    buf = pack(&md, &len);
+    expect_fail(buf, len, LG_UNIMPLEMENTED, "LRN (first: 'bn0')", "Foo (first: 'relu0')");
+    free(buf);
+
+    conv_model(&md, 13);
+    md.inits[0].n_float_data = 53; /* declares 54 */
+    buf = pack(&md, &len);
+    expect_fail(buf, len, LG_INVALID_ARGUMENT, "'w' declares 54 elements but holds 53", NULL);
+    free(buf);
+
+    conv_model(&md, 13);
+    int64_t huge[4] = {INT64_MAX, 2, 3, 3};
+    md.inits[0].dims = huge;
+    buf = pack(&md, &len);
+    expect_fail(buf, len, LG_INVALID_ARGUMENT, "'w'", NULL);
+    free(buf);
+
+    conv_model(&md, 13);
+    md.inits[1].has_data_location = 1;
+    md.inits[1].data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+    buf = pack(&md, &len);
+    expect_fail(buf, len, LG_UNIMPLEMENTED, "'b' keeps its data in an external file", NULL);
+    free(buf);
+
+    /* relu reads y, its own output through conv: a cycle. */
+    conv_model(&md, 13);
+    static char *cyc_in[] = {"y", "w", "b"};
+    md.nodes[0].input = cyc_in;
+    buf = pack(&md, &len);
+    expect_fail(buf, len, LG_INVALID_ARGUMENT, "cycle", NULL);
+    free(buf);
+
+    conv_model(&md, 13);
+    static char *dangling[] = {"nowhere"};
+    md.nodes[2].input = dangling;
+    buf = pack(&md, &len);
+    expect_fail(buf, len, LG_INVALID_ARGUMENT, "'nowhere' is produced by no node", "relu0");
+    free(buf);
+
+    conv_model(&md, 13);
+    md.dims[0][2].value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
+    md.dims[0][2].dim_param = "H";
+    buf = pack(&md, &len);
+    expect_fail(buf, len, LG_UNIMPLEMENTED, "dim 2 is symbolic", NULL);
+    free(buf);
+
+    /* Weights of the wrong input channel count. */
+    conv_model(&md, 13);
+    int64_t wrong[4] = {3, 1, 3, 3};
+    md.inits[0].dims = wrong;
+    md.inits[0].n_float_data = 27;
+    buf = pack(&md, &len);
+    expect_fail(buf, len, LG_INVALID_ARGUMENT, "conv0", "group");
+    free(buf);
+
+    /* The same value produced by two nodes. */
+    conv_model(&md, 13);
+    md.nodes[0].output = bn_out;
+    buf = pack(&md, &len);
+    expect_fail(buf, len, LG_INVALID_ARGUMENT, "'n' is defined twice", NULL);
+    free(buf);
+
+    lg_onnx_options o;
+    lg_onnx_options_init(&o);
+    o.batch = 0;
+    conv_model(&md, 13);
+    buf = pack(&md, &len);
+    lg_graph *g;
+    cr_assert_eq(lg_onnx_load_buffer(buf, len, &o, &g, NULL), LG_INVALID_ARGUMENT);
+    cr_assert(strstr(lg_last_error(), "options.batch"));
+    free(buf);
+}

@@ -1,0 +1,323 @@
+/* lgraph-run: load an ONNX model, compile it with a strategy, run it and
+ * report compile time, plan statistics and run times; optionally read the
+ * input from and write the output to .npy files, and compare the output with
+ * a reference. What onnxruntime_perf_test and benchncnn are to their
+ * runtimes. `lgraph-run --help` lists the options. */
+#include "npy.h"
+
+#include <lgraph.h>
+#include <lgraph_onnx.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char usage[] =
+    "usage: lgraph-run MODEL.onnx [--batch=N] [--strategy=none|greedy|optimal]\n"
+    "                  [--input=IN.npy] [--output=OUT.npy] [--compare=REF.npy] [--tol=T]\n"
+    "                  [--iters=K] [--warmup=W] [--threads=T] [--dump=PLAN.dot] [--json]\n"
+    "                  [--inputs-any] [--seed=S]\n"
+    "Without --input, every input gets seeded uniform random data in [-1, 1).\n"
+    "--compare fails (exit 1) when max |out - ref| > T * max |ref| (T default 1e-4).\n";
+
+typedef struct args {
+    const char *model, *input, *output, *compare, *dump;
+    int64_t batch;
+    lg_strategy strategy;
+    int iters, warmup, threads;
+    double tol;
+    bool json, inputs_any;
+    unsigned long long seed;
+} args;
+
+static int parse_args(int argc, char **argv, args *a) {
+    *a = (args){.batch = 1,
+                .strategy = LG_STRATEGY_OPTIMAL,
+                .iters = 10,
+                .warmup = 2,
+                .tol = 1e-4,
+                .seed = 1};
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i], *v = strchr(s, '=');
+        v = v ? v + 1 : "";
+#define OPT(name) (strncmp(s, name "=", sizeof name) == 0)
+        if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
+            fputs(usage, stdout);
+            exit(0);
+        } else if (OPT("--batch")) {
+            a->batch = atoll(v);
+        } else if (OPT("--strategy")) {
+            if (strcmp(v, "none") == 0)
+                a->strategy = LG_STRATEGY_NONE;
+            else if (strcmp(v, "greedy") == 0)
+                a->strategy = LG_STRATEGY_GREEDY;
+            else if (strcmp(v, "optimal") == 0)
+                a->strategy = LG_STRATEGY_OPTIMAL;
+            else
+                return fprintf(stderr, "lgraph-run: unknown strategy '%s'\n", v), -1;
+        } else if (OPT("--input")) {
+            a->input = v;
+        } else if (OPT("--output")) {
+            a->output = v;
+        } else if (OPT("--compare")) {
+            a->compare = v;
+        } else if (OPT("--dump")) {
+            a->dump = v;
+        } else if (OPT("--tol")) {
+            a->tol = atof(v);
+        } else if (OPT("--iters")) {
+            a->iters = atoi(v);
+        } else if (OPT("--warmup")) {
+            a->warmup = atoi(v);
+        } else if (OPT("--threads")) {
+            a->threads = atoi(v);
+        } else if (OPT("--seed")) {
+            a->seed = strtoull(v, NULL, 10);
+        } else if (strcmp(s, "--json") == 0) {
+            a->json = true;
+        } else if (strcmp(s, "--inputs-any") == 0) {
+            a->inputs_any = true;
+        } else if (s[0] == '-') {
+            return fprintf(stderr, "lgraph-run: unknown option '%s'\n%s", s, usage), -1;
+        } else if (!a->model) {
+            a->model = s;
+        } else {
+            return fprintf(stderr, "lgraph-run: more than one model\n"), -1;
+        }
+#undef OPT
+    }
+    if (!a->model) return fprintf(stderr, "%s", usage), -1;
+    if (a->batch < 1 || a->iters < 1 || a->warmup < 0 || a->threads < 0 || !(a->tol >= 0))
+        return fprintf(stderr, "lgraph-run: --batch, --iters >= 1; --warmup, --threads, "
+                               "--tol >= 0\n"),
+               -1;
+    return 0;
+}
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* A tensor the caller sees in plain row-major order, and the buffer the
+ * plan reads or writes in the layout it reports (a reorder between them
+ * when they differ). */
+typedef struct io_buf {
+    const char *name;
+    lg_md plain, plan;
+    float *user;
+    void *data;
+    lg_kernel *to_plan, *from_plan;
+} io_buf;
+
+static int setup_buf(const lg_plan *p, const char *name, io_buf *b) {
+    memset(b, 0, sizeof *b);
+    b->name = name;
+    if (lg_plan_query_md(p, name, &b->plan) != LG_OK) return -1;
+    static const char *tags[] = {"a", "ab", "abc", "abcd", "abcde", "abcdef"};
+    if (b->plan.ndims > 6 || lg_md_init_tag(&b->plain, b->plan.ndims, b->plan.dims, LG_F32,
+                                            tags[b->plan.ndims - 1]) != LG_OK)
+        return -1;
+    b->user = malloc(lg_md_size(&b->plain) + 1);
+    if (!b->user) return -1;
+    if (lg_md_equal(&b->plain, &b->plan)) {
+        b->data = b->user;
+        return 0;
+    }
+    b->data = aligned_alloc(64, (lg_md_size(&b->plan) + 63) / 64 * 64);
+    if (!b->data || lg_reorder_create(&b->to_plan, &b->plain, &b->plan, NULL) != LG_OK ||
+        lg_reorder_create(&b->from_plan, &b->plan, &b->plain, NULL) != LG_OK)
+        return -1;
+    return 0;
+}
+
+static int64_t elems(const lg_md *md) {
+    int64_t n = 1;
+    for (int d = 0; d < md->ndims; d++) n *= md->dims[d];
+    return n;
+}
+
+static void free_buf(io_buf *b) {
+    if (b->data != b->user) free(b->data);
+    free(b->user);
+    lg_kernel_destroy(b->to_plan);
+    lg_kernel_destroy(b->from_plan);
+}
+
+static int move(lg_kernel *k, void *src, void *dst) {
+    if (!k) return 0;
+    lg_arg ka[2] = {{LG_ARG_SRC, src}, {LG_ARG_DST, dst}};
+    return lg_kernel_execute(k, 2, ka) == LG_OK ? 0 : -1;
+}
+
+int main(int argc, char **argv) {
+    args a;
+    if (parse_args(argc, argv, &a)) return 2;
+    lg_onnx_options o;
+    lg_onnx_options_init(&o);
+    o.batch = a.batch;
+    o.inputs_any = a.inputs_any;
+    lg_graph *g;
+    lg_onnx_io io;
+    double t0 = now_ms();
+    if (lg_onnx_load_file(a.model, &o, &g, &io) != LG_OK) {
+        fprintf(stderr, "lgraph-run: %s\n", lg_last_error());
+        return 1;
+    }
+    double load_ms = now_ms() - t0;
+    lg_compile_options co;
+    lg_compile_options_init(&co);
+    co.strategy = a.strategy;
+    co.num_threads = a.threads;
+    lg_plan *plan;
+    lg_status st = lg_graph_compile(g, &co, &plan);
+    lg_graph_destroy(g);
+    if (st != LG_OK) {
+        fprintf(stderr, "lgraph-run: compile: %s\n", lg_last_error());
+        lg_onnx_io_free(&io);
+        return 1;
+    }
+    lg_plan_stats ps;
+    lg_plan_stats_get(plan, &ps);
+    int nb = io.n_inputs + io.n_outputs, rc = 1;
+    io_buf *bufs = calloc((size_t)nb, sizeof *bufs);
+    lg_binding *bind = calloc((size_t)nb, sizeof *bind);
+    double *times = calloc((size_t)a.iters, sizeof *times);
+    if (!bufs || !bind || !times) goto done;
+    for (int k = 0; k < nb; k++) {
+        const char *name = k < io.n_inputs ? io.inputs[k] : io.outputs[k - io.n_inputs];
+        if (setup_buf(plan, name, &bufs[k])) {
+            fprintf(stderr, "lgraph-run: buffers for '%s': %s\n", name, lg_last_error());
+            goto done;
+        }
+        bind[k] = (lg_binding){name, bufs[k].data};
+    }
+    /* Inputs: the .npy file for the first, seeded random data otherwise. */
+    unsigned long long s = a.seed * 6364136223846793005ull + 1442695040888963407ull;
+    for (int k = 0; k < io.n_inputs; k++) {
+        io_buf *b = &bufs[k];
+        int64_t n = elems(&b->plain);
+        if (a.input && k == 0) {
+            npy_array arr;
+            char err[512];
+            if (npy_read(a.input, &arr, err, sizeof err)) {
+                fprintf(stderr, "lgraph-run: %s\n", err);
+                goto done;
+            }
+            bool same = arr.nd == b->plain.ndims;
+            for (int d = 0; same && d < arr.nd; d++) same = arr.dims[d] == b->plain.dims[d];
+            if (!same) {
+                fprintf(stderr, "lgraph-run: %s: shape differs from input '%s'\n", a.input,
+                        b->name);
+                free(arr.data);
+                goto done;
+            }
+            memcpy(b->user, arr.data, (size_t)n * sizeof(float));
+            free(arr.data);
+        } else {
+            for (int64_t e = 0; e < n; e++) {
+                s = s * 6364136223846793005ull + 1442695040888963407ull;
+                b->user[e] = (float)((s >> 40) * (1.0 / (1 << 24))) * 2.0f - 1.0f;
+            }
+        }
+        if (move(b->to_plan, b->user, b->data)) goto done;
+    }
+    for (int k = 0; k < a.warmup + a.iters; k++) {
+        double t = now_ms();
+        if (lg_plan_execute(plan, io.n_inputs, bind, io.n_outputs, bind + io.n_inputs) != LG_OK) {
+            fprintf(stderr, "lgraph-run: execute: %s\n", lg_last_error());
+            goto done;
+        }
+        if (k >= a.warmup) times[k - a.warmup] = now_ms() - t;
+        if (!a.json && k == a.warmup && times[0] * a.iters > 2000)
+            fprintf(stderr, "lgraph-run: %d runs of about %.0f ms each\n", a.iters, times[0]);
+    }
+    for (int k = io.n_inputs; k < nb; k++)
+        if (move(bufs[k].from_plan, bufs[k].data, bufs[k].user)) goto done;
+    qsort(times, (size_t)a.iters, sizeof *times, cmp_double);
+    double med =
+        a.iters % 2 ? times[a.iters / 2] : 0.5 * (times[a.iters / 2 - 1] + times[a.iters / 2]);
+    io_buf *out = &bufs[io.n_inputs];
+    if (a.output && npy_write(a.output, out->plain.ndims, out->plain.dims, out->user)) {
+        perror(a.output);
+        goto done;
+    }
+    if (a.dump) {
+        FILE *f = fopen(a.dump, "w");
+        if (!f || lg_plan_dump(plan, f, "dot") != LG_OK) {
+            fprintf(stderr, "lgraph-run: cannot write %s\n", a.dump);
+            if (f) fclose(f);
+            goto done;
+        }
+        fclose(f);
+    }
+    double max_abs = -1, max_rel = -1;
+    bool cmp_ok = true;
+    if (a.compare) {
+        npy_array ref;
+        char err[512];
+        if (npy_read(a.compare, &ref, err, sizeof err)) {
+            fprintf(stderr, "lgraph-run: %s\n", err);
+            goto done;
+        }
+        if (ref.n != elems(&out->plain)) {
+            fprintf(stderr, "lgraph-run: %s holds %lld values, output '%s' %lld\n", a.compare,
+                    (long long)ref.n, out->name, (long long)elems(&out->plain));
+            free(ref.data);
+            goto done;
+        }
+        double ref_max = 0;
+        max_abs = 0;
+        for (int64_t e = 0; e < ref.n; e++) {
+            double d = fabs((double)out->user[e] - ref.data[e]);
+            if (!(d <= max_abs)) max_abs = d; /* NaN propagates */
+            if (fabs(ref.data[e]) > ref_max) ref_max = fabs(ref.data[e]);
+        }
+        max_rel = max_abs / (ref_max > 0 ? ref_max : 1);
+        cmp_ok = max_rel <= a.tol;
+        free(ref.data);
+    }
+    static const char *strat[] = {"none", "greedy", "optimal"};
+    if (a.json) {
+        printf("{\"model\": \"%s\", \"batch\": %lld, \"strategy\": \"%s\", \"load_ms\": %.3f, "
+               "\"compile_ms\": %.3f, \"median_ms\": %.4f, \"min_ms\": %.4f, \"max_ms\": %.4f, "
+               "\"iters\": %d, \"runtime_reorders\": %d, \"folded_reorders\": %d, "
+               "\"reorder_bytes\": %lld, \"steps\": %d, \"arena_bytes\": %lld, "
+               "\"model_cost\": %g, \"exact\": %s",
+               a.model, (long long)a.batch, strat[a.strategy], load_ms, ps.compile_ms, med,
+               times[0], times[a.iters - 1], a.iters, ps.runtime_reorders, ps.folded_reorders,
+               (long long)ps.reorder_bytes, ps.steps, (long long)ps.arena_bytes, ps.model_cost,
+               ps.exact ? "true" : "false");
+        if (a.compare) printf(", \"max_abs_diff\": %g, \"max_rel_diff\": %g", max_abs, max_rel);
+        printf("}\n");
+    } else {
+        printf("model %s, batch %lld, strategy %s\n", a.model, (long long)a.batch,
+               strat[a.strategy]);
+        printf("load %.2f ms, compile %.2f ms\n", load_ms, ps.compile_ms);
+        printf("plan: %d steps, %d runtime reorders (%lld bytes), %d folded reorders, arena "
+               "%lld bytes, exact %s\n",
+               ps.steps, ps.runtime_reorders, (long long)ps.reorder_bytes, ps.folded_reorders,
+               (long long)ps.arena_bytes, ps.exact ? "yes" : "no");
+        printf("run: median %.3f ms, min %.3f, max %.3f over %d runs\n", med, times[0],
+               times[a.iters - 1], a.iters);
+        if (a.compare)
+            printf("compare with %s: max abs diff %g, max rel diff %g (tol %g): %s\n", a.compare,
+                   max_abs, max_rel, a.tol, cmp_ok ? "ok" : "FAILED");
+    }
+    rc = cmp_ok ? 0 : 1;
+done:
+    for (int k = 0; bufs && k < nb; k++) free_buf(&bufs[k]);
+    free(bufs);
+    free(bind);
+    free(times);
+    lg_plan_destroy(plan);
+    lg_onnx_io_free(&io);
+    return rc;
+}
