@@ -15,6 +15,8 @@
 #                      (deterministic sampling; default 1, conv 100: its
 #                      126,000 problems take hours of scalar reference here)
 #   BATCH_<driver>=F   the batch file (default test_<driver>_all)
+#   DRIVERS="a b"      the drivers to run (default: reorder shuffle eltwise
+#                      binary conv)
 #   LOG_DIR=dir        where each driver's full lgbench output goes
 #                      (default build/benchdnn_suite)
 # Exit status: 0 when no problem failed or crashed, 1 otherwise.
@@ -41,7 +43,7 @@ status=0
 printf '| driver | batch | sampled | run | passed | failed | crashed | skipped | in-scope skipped |\n'
 printf '| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n'
 reasons=""
-for drv in reorder shuffle eltwise binary conv; do
+for drv in ${DRIVERS:-reorder shuffle eltwise binary conv}; do
   def_every=1
   [ "$drv" = conv ] && def_every=100
   var=EVERY_$drv
