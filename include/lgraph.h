@@ -148,7 +148,7 @@ typedef struct lg_md {
  *    each trailing <N><letter> is an inner block, outer to inner
  *    ("abcd", "acdb", "aBcd16b", "ABcd16b16a", "ABcd4b16a4b");
  *  - "x" inside a generic tag stands for the dims not named elsewhere, in
- *    increasing order ("abx", "axb", "aBx16b"); it must stand for at least one;
+ *    increasing order ("abx", "axb", "aBx16b"), zero or more ("abx" on 2 dims is "ab");
  *  - domain aliases ("nchw", "nhwc", "oihw", "goihw", "nChw16c",
  *    "OIhw16i16o", "gOIhw16i16o", "Goihw16g", ...), each valid only with the
  *    ndims its letters give;
@@ -275,9 +275,15 @@ typedef enum lg_eltwise_alg {
     LG_ELTWISE_CLIP,   /* min(max(x, alpha), beta) */
     LG_ELTWISE_HARDSWISH,
     LG_ELTWISE_HARDSIGMOID,
-} lg_eltwise_alg; /* hardswish: x * max(0, min(1, alpha * x + beta)); hardsigmoid:
-                   * max(0, min(1, alpha * x + beta)) (oneDNN 2.7+ forms; 2.6's fixed
-                   * hardswish is alpha = 1/6, beta = 1/2) */
+    LG_ELTWISE_POW,       /* alpha * x^beta */
+    LG_ELTWISE_CLIP_V2,   /* as CLIP forward (oneDNN's forms differ in backward only) */
+    LG_ELTWISE_ROUND,     /* to nearest, ties to even */
+    LG_ELTWISE_MISH,      /* x * tanh(ln(1 + e^x)) */
+    LG_ELTWISE_SOFT_RELU, /* ln(1 + e^(alpha * x)) / alpha, alpha != 0 (oneDNN 3.x form;
+                           * 2.6 has alpha = 1 only) */
+} lg_eltwise_alg;         /* hardswish: x * max(0, min(1, alpha * x + beta)); hardsigmoid:
+                           * max(0, min(1, alpha * x + beta)) (oneDNN 2.7+ forms; 2.6's fixed
+                           * hardswish is alpha = 1/6, beta = 1/2) */
 
 /* Execution argument ids (as oneDNN's DNNL_ARG_*). */
 enum {
@@ -384,11 +390,11 @@ LG_API lg_status lg_shuffle_create(lg_kernel **k, lg_prop prop, const lg_md *md,
 
 /*
  * Elementwise dst = f(src) with oneDNN's alpha/beta meanings. f32, bf16 and
- * f16 compute in f32; s32, s8 and u8 take relu, linear, clip and abs
- * (saturating). dst NULL or "any" means the same md as src; otherwise it must
- * equal src's md. Works on the physical buffer, in place allowed (same
- * pointer), and the padding of a blocked buffer stays zero even where
- * f(0) != 0. Arguments: LG_ARG_SRC, LG_ARG_DST.
+ * f16 compute in f32; s32, s8 and u8 take relu, linear, clip, clip_v2, abs
+ * and round (saturating). soft_relu with alpha 0 is LG_INVALID_ARGUMENT. dst NULL or "any" means
+ * the same md as src; otherwise it must equal src's md. Works on the physical buffer, in place
+ * allowed (same pointer), and the padding of a blocked buffer stays zero even where f(0) != 0.
+ * Arguments: LG_ARG_SRC, LG_ARG_DST.
  */
 LG_API lg_status lg_eltwise_create(lg_kernel **k, lg_eltwise_alg alg, float alpha, float beta,
                                    const lg_md *src, const lg_md *dst);
@@ -401,13 +407,22 @@ typedef enum lg_binary_alg {
     LG_BINARY_DIV,
     LG_BINARY_MIN,
     LG_BINARY_MAX,
+    LG_BINARY_GE, /* comparisons: 1 where src0 (op) src1 holds, else 0; false on NaN, */
+    LG_BINARY_GT, /* but for NE, true on NaN */
+    LG_BINARY_LE,
+    LG_BINARY_LT,
+    LG_BINARY_EQ,
+    LG_BINARY_NE,
 } lg_binary_alg;
 
 /*
- * dst = src0 (op) src1, computed in f32, for f32, bf16 and f16. src1 is
+ * dst = src0 (op) src1, computed in f32, for f32, bf16, f16, s8 and u8
+ * (saturating, rounded to nearest even, as lg_reorder converts). src1 is
  * broadcast numpy-style: each of its dims equals src0's or is 1 (same ndims).
  * src0, src1 and dst may have different layouts; dst "any" takes src0's
- * layout. Arguments: LG_ARG_SRC (src0), LG_ARG_SRC + 1 (src1), LG_ARG_DST.
+ * layout, src1 "any" src0's tag on src1's dims (row-major when src0's
+ * layout is not a tag's; lg_kernel_query_md tells). Comparisons (GE..NE)
+ * give 1 or 0 in dst's type. Arguments: LG_ARG_SRC (src0), LG_ARG_SRC + 1 (src1), LG_ARG_DST.
  */
 LG_API lg_status lg_binary_create(lg_kernel **k, lg_binary_alg alg, const lg_md *src0,
                                   const lg_md *src1, const lg_md *dst);

@@ -61,10 +61,35 @@ static bool find_batch(const lgb_parser *p, const char *file, const char *dir, c
     return file_exists(out);
 }
 
+/* benchdnn's line continuation: a line ending in '\\' (trailing blanks
+ * allowed) goes on with the next line, its leading blanks dropped; inside a
+ * list the two join, "--alg=a,b, \\" + "   c,d" reads "--alg=a,b,c,d",
+ * elsewhere a blank separates them. In place. */
+static void join_continued(char *text) {
+    char *w = text;
+    for (char *r = text; *r;) {
+        if (*r == '\\') {
+            char *q = r + 1;
+            while (*q == ' ' || *q == '\t' || *q == '\r') q++;
+            if (*q == '\n' || *q == '\0') {
+                while (w > text && (w[-1] == ' ' || w[-1] == '\t')) w--;
+                /* Inside a list ("a,b, \\"): joined; else a blank between. */
+                if (w > text && !strchr(",:+", w[-1])) *w++ = ' ';
+                r = *q ? q + 1 : q;
+                while (*r == ' ' || *r == '\t') r++;
+                continue;
+            }
+        }
+        *w++ = *r++;
+    }
+    *w = '\0';
+}
+
 /* Split a batch file's text into tokens: whitespace separates, '#' at the
  * start of a token comments out the rest of the line, double quotes group
  * (and are removed). Tokens point into text, which is modified. */
 static int tokenize(char *text, char ***out) {
+    join_continued(text);
     size_t cap = 64, n = 0;
     char **tok = malloc(cap * sizeof *tok);
     if (!tok) return -1;
@@ -205,6 +230,12 @@ static int common_option(lgb_parser *p, const char *t, const char *where, const 
         }
         return 1;
     }
+    if (!strncmp(t, "--every=", 8)) {
+        c->every = atoi(t + 8);
+        if (c->every >= 1) return 1;
+        fprintf(stderr, "lgbench: %s: --every must be at least 1\n", where);
+        return -1;
+    }
     if (!strncmp(t, "--match=", 8)) {
         snprintf(p->match, sizeof p->match, "%s", t + 8);
         return 1;
@@ -234,12 +265,13 @@ bool lgb_parse_tokens(lgb_parser *p, int ntok, char **tok, const char *where, co
                 fprintf(stderr, "lgbench: %s: unknown option '%s'\n", where, t);
                 return false;
             }
+            size_t nlen = (size_t)(eq - t - 2);
+            if (lgb_ignored_option(t + 2, nlen)) continue;
             if (!p->drv) {
                 fprintf(stderr, "lgbench: %s: '%s' before a driver (--reorder, --conv, ...)\n",
                         where, t);
                 return false;
             }
-            size_t nlen = (size_t)(eq - t - 2);
             int k = 0;
             while (k < p->drv->nknobs &&
                    (strlen(p->drv->knobs[k]) != nlen || strncmp(p->drv->knobs[k], t + 2, nlen)))

@@ -5,7 +5,10 @@
  *            8x64x28x28:1x64x1x1
  * A single value for --sdt or --stag serves both sources; src1 may have
  * fewer dims (padded with trailing 1s, as benchdnn does) or be omitted (same
- * dims as src0). */
+ * dims as src0). src1 "any" (benchdnn's default, abx:any) takes the layout
+ * lg_binary_create chooses; --inplace=true writes into src0 (where dst's md
+ * is src0's); --attr-scales and --attr-post-ops other than none are skipped
+ * (lgraph's binary takes no attributes). */
 #include "drv_common.h"
 #include "lgb_dnnl.h"
 
@@ -13,8 +16,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
-enum { K_ALG, K_SDT, K_DDT, K_STAG, K_DTAG, K_COUNT };
+enum { K_ALG, K_SDT, K_DDT, K_STAG, K_DTAG, K_INPLACE, K_SCALES, K_POST, K_COUNT };
 
 typedef struct lg_run {
     lg_kernel *k;
@@ -44,17 +48,33 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
     lg_dtype dt0, dt1, ddt;
     lg_binary_alg alg;
     if (!pair(job->desc, d0, d1) || !lgb_parse_dims(d0, &nd0, dims0) ||
-        !lgb_parse_dims(d1, &nd1, dims1) || nd1 > nd0) {
+        !lgb_parse_dims(d1, &nd1, dims1)) {
         lgb_set(res, LGB_FAILED, "bad problem '%s' (want DIMS0[:DIMS1])", job->desc);
         return;
     }
+    bool src0_bcast = nd1 > nd0;
     for (int d = nd1; d < nd0; d++) dims1[d] = 1;
-    if (!pair(job->vals[K_SDT], dt0s, dt1s) || !lgb_parse_dt(dt0s, &dt0) ||
-        !lgb_parse_dt(dt1s, &dt1) || !lgb_parse_dt(job->vals[K_DDT], &ddt) ||
-        !pair(job->vals[K_STAG], t0, t1) || !lgb_parse_binary_alg(job->vals[K_ALG], &alg)) {
-        lgb_set(res, LGB_FAILED, "bad --alg, --sdt, --ddt or --stag");
+    for (int d = 0; d < nd0 && d < nd1; d++) src0_bcast = src0_bcast || dims0[d] < dims1[d];
+    if (src0_bcast) {
+        lgb_skip(res, "src0 broadcast not implemented in lgraph",
+                 "src1 %s is larger than src0 %s in a dim (lgraph broadcasts src1 only)", d1, d0);
         return;
     }
+    if (!strcasecmp(job->vals[K_ALG], "select") || !strcasecmp(job->vals[K_ALG], "binary_select")) {
+        lgb_skip(res, "binary select (three inputs) not implemented in lgraph",
+                 "alg %s takes a third, conditional input", job->vals[K_ALG]);
+        return;
+    }
+    bool inplace;
+    if (!pair(job->vals[K_SDT], dt0s, dt1s) || !pair(job->vals[K_STAG], t0, t1) ||
+        !lgb_parse_binary_alg(job->vals[K_ALG], &alg) ||
+        !lgb_parse_bool(job->vals[K_INPLACE], &inplace)) {
+        lgb_set(res, LGB_FAILED, "bad --alg, --sdt, --stag or --inplace");
+        return;
+    }
+    if (!lgb_dt(dt0s, &dt0, res) || !lgb_dt(dt1s, &dt1, res) ||
+        !lgb_dt(job->vals[K_DDT], &ddt, res))
+        return;
     lg_md m0, m1, md;
     if (!lgb_md(&m0, nd0, dims0, dt0, t0, "src0", res) ||
         !lgb_md(&m1, nd0, dims1, dt1, t1, "src1", res) ||
@@ -66,14 +86,22 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
     if (!lgb_created(lg_binary_create(&r.k, alg, &m0, &m1, &md), "lg_binary_create", res))
         goto done;
     snprintf(res->impl, sizeof res->impl, "%s", lg_kernel_impl(r.k));
-    lg_md dq; /* dst's layout ("any" resolved) */
-    if (lg_kernel_query_md(r.k, LG_ARG_DST, &dq) != LG_OK) {
-        lgb_set(res, LGB_FAILED, "lg_kernel_query_md(dst): %s", lg_last_error());
+    lg_md dq; /* dst's layout ("any" resolved), src1's likewise */
+    if (lg_kernel_query_md(r.k, LG_ARG_DST, &dq) != LG_OK ||
+        lg_kernel_query_md(r.k, LG_ARG_SRC + 1, &m1) != LG_OK) {
+        lgb_set(res, LGB_FAILED, "lg_kernel_query_md: %s", lg_last_error());
         goto done;
     }
+    /* benchdnn runs in place only where dst's md is src0's. */
+    if (inplace && !lg_md_equal(&m0, &dq)) {
+        lgb_skip(res, "invalid case (benchdnn skips it too)", "in place needs dst's md = src0's");
+        goto done;
+    }
+    if (!lgb_fits((double)(lg_md_size(&m0) + lg_md_size(&m1) + 2 * lg_md_size(&dq)), res))
+        goto done;
     b0 = lgb_buf_alloc(&m0);
     b1 = lgb_buf_alloc(&m1);
-    bd = lgb_buf_alloc(&dq);
+    bd = inplace ? b0 : lgb_buf_alloc(&dq);
     want = lgb_buf_alloc(&dq);
     if (!b0 || !b1 || !bd || !want) {
         lgb_set(res, LGB_FAILED, "out of memory");
@@ -94,7 +122,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
         pd.dst = dq;
         pd.alg = alg;
         lg__binary_ref(&pd, b0, b1, want);
-        lgb_buf_poison(&dq, bd);
+        if (!inplace) lgb_buf_poison(&dq, bd);
         if (lgb_execute(r.k, 3, r.args, res)) {
             lgb_inject_fault(ctx->fault, &dq, bd);
             bool ok = lgb_check_padding(&dq, bd, "dst", res->msg, sizeof res->msg) &&
@@ -111,13 +139,17 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
 done:
     lgb_dnnl_destroy(dn);
     lg_kernel_destroy(r.k);
+    if (bd != b0) free(bd);
     free(b0);
     free(b1);
-    free(bd);
     free(want);
 }
 
 const lgb_driver lgb_drv_binary = {
-    "binary", K_COUNT, {"alg", "sdt", "ddt", "stag", "dtag"}, {"add", "f32", "f32", "abx", "any"},
+    "binary",
+    K_COUNT,
+    {"alg", "sdt", "ddt", "stag", "dtag", "inplace", "attr-scales", "attr-post-ops"},
+    {"add", "f32", "f32", "abx:any", "any", "false", "", ""},
+    {[K_SCALES] = "", [K_POST] = ""},
     run,
 };

@@ -3,6 +3,28 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+bool lgb_fits(double bytes, lgb_result *res) {
+    static double limit;
+    if (limit == 0) {
+        long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+        limit = pages > 0 && psz > 0 ? 0.5 * (double)pages * (double)psz : 4e9;
+    }
+    if (bytes <= limit) return true;
+    lgb_skip(res, "problem too large for memory",
+             "needs %.3g GB, the limit is %.3g GB (half of RAM)", bytes * 1e-9, limit * 1e-9);
+    return false;
+}
+
+bool lgb_dt(const char *s, lg_dtype *dt, lgb_result *res) {
+    if (lgb_parse_dt(s, dt)) return true;
+    if (lgb_dt_out_of_scope(s))
+        lgb_skip(res, "data type out of scope (f64, f8, f4, int4)", "data type %s", s);
+    else
+        lgb_set(res, LGB_FAILED, "unknown data type '%s'", s);
+    return false;
+}
 
 bool lgb_created(lg_status s, const char *what, lgb_result *res) {
     if (s == LG_OK) return true;
@@ -69,6 +91,11 @@ bool lgb_attr_build(const lgb_attr_spec *spec, const lg_md *src, const lg_md *ds
     }
     for (int i = 0; i < spec->npost; i++) {
         const lgb_post *p = &spec->post[i];
+        /* The algorithms from pow on are eltwise kernels only, not post-ops. */
+        if (p->kind == LGB_POST_ELTWISE && p->alg >= LG_ELTWISE_POW)
+            return lgb_skip(res, "eltwise post-op algorithm not implemented in lgraph",
+                            "post-op %s", lgb_eltwise_alg_name(p->alg)),
+                   false;
         s = p->kind == LGB_POST_SUM ? lg_attr_append_sum(b->attr, p->scale)
                                     : lg_attr_append_eltwise(b->attr, p->alg, p->alpha, p->beta);
         if (s != LG_OK) return lgb_created(s, "lg_attr_append_*", res);
@@ -101,7 +128,11 @@ bool lgb_attr_parse(const char *scales, const char *zps, const char *post, lgb_a
     if (!lgb_parse_scales(scales, spec, err, sizeof err) ||
         !lgb_parse_zero_points(zps, spec, err, sizeof err) ||
         !lgb_parse_post_ops(post, spec, err, sizeof err)) {
-        lgb_set(res, LGB_FAILED, "bad attribute: %s", err);
+        size_t m = strlen(LGB_UNIMPL_MARK);
+        if (!strncmp(err, LGB_UNIMPL_MARK, m))
+            lgb_skip(res, "attribute not implemented in lgraph", "%s", err + m);
+        else
+            lgb_set(res, LGB_FAILED, "bad attribute: %s", err);
         return false;
     }
     return true;
@@ -109,7 +140,9 @@ bool lgb_attr_parse(const char *scales, const char *zps, const char *post, lgb_a
 
 bool lgb_md(lg_md *md, int ndims, const int64_t *dims, lg_dtype dt, const char *tag,
             const char *what, lgb_result *res) {
-    lg_status s = lg_md_init_tag(md, ndims, dims, dt, tag);
+    char t[160];
+    lgb_tag_for_rank(tag, ndims, t, sizeof t);
+    lg_status s = lg_md_init_tag(md, ndims, dims, dt, t);
     if (s == LG_OK) return true;
     lgb_set(res, LGB_FAILED, "%s tag '%s': %s", what, tag, lg_last_error());
     return false;

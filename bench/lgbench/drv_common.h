@@ -11,6 +11,14 @@
  * why); anything else FAILED. Both carry lg_last_error(). */
 bool lgb_created(lg_status s, const char *what, lgb_result *res);
 
+/* Whether buffers of `bytes` in all fit in memory (half of RAM); if not,
+ * res is SKIPPED, as benchdnn skips problems that do not fit. */
+bool lgb_fits(double bytes, lgb_result *res);
+
+/* A data type knob's value: true with *dt set; a type lgraph leaves out
+ * (f64, f8, ...) SKIPPED, anything else FAILED, into res. */
+bool lgb_dt(const char *s, lg_dtype *dt, lgb_result *res);
+
 /* lg_kernel_execute, a failure recorded in res. */
 bool lgb_execute(const lg_kernel *k, int nargs, const lg_arg *args, lgb_result *res);
 
@@ -34,7 +42,8 @@ void lgb_attr_free(lgb_attr_bufs *b);
 bool lgb_attr_parse(const char *scales, const char *zps, const char *post, lgb_attr_spec *spec,
                     lgb_result *res);
 
-/* lg_md_init_tag for a knob value; FAILED into res with the message. */
+/* lg_md_init_tag for a knob value (a meta-tag trimmed to ndims first, as
+ * lgb_tag_for_rank); FAILED into res with the message. */
 bool lgb_md(lg_md *md, int ndims, const int64_t *dims, lg_dtype dt, const char *tag,
             const char *what, lgb_result *res);
 

@@ -11,7 +11,8 @@
  * (1e-5 relative, against max(|want|, 1)) only absorbs the vector math of
  * transcendental post-ops. --cfg names the data types (f32, or src/wei/dst
  * concatenated as benchdnn writes them, e.g. u8s8f32); lgraph's conv takes
- * f32 only and says so for the others (skipped). */
+ * f32 only and says so for the others (skipped). benchdnn's --dt=T or
+ * --dt=SRC:WEI:DST overrides --cfg. */
 #include "conv_desc.h"
 #include "drv_common.h"
 #include "lgb_dnnl.h"
@@ -21,7 +22,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { K_DIR, K_CFG, K_STAG, K_WTAG, K_DTAG, K_POST, K_MB, K_COUNT };
+enum {
+    K_DIR,
+    K_CFG,
+    K_STAG,
+    K_WTAG,
+    K_DTAG,
+    K_POST,
+    K_MB,
+    K_DT,
+    K_BIADT,
+    K_ALG,
+    K_SCALES,
+    K_ZPS,
+    K_FPMATH,
+    K_STRIDES,
+    K_ROUND,
+    K_COUNT
+};
 
 typedef struct lg_run {
     lg_kernel *k;
@@ -101,19 +119,47 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
     lg_prop prop;
     bool with_bias;
     lg_dtype dt[3];
-    if (!lgb_parse_dir(job->vals[K_DIR], &prop, &with_bias) || !parse_cfg(job->vals[K_CFG], dt)) {
-        lgb_set(res, LGB_FAILED, "bad --dir or --cfg");
+    if (!lgb_parse_dir(job->vals[K_DIR], &prop, &with_bias)) {
+        lgb_set(res, LGB_FAILED, "bad --dir '%s'", job->vals[K_DIR]);
         return;
     }
     if (prop != LG_FORWARD) {
-        lgb_set(res, LGB_SKIPPED, "lgraph's conv is forward only");
+        lgb_skip(res, "backward out of scope", "lgraph's conv is forward only");
+        return;
+    }
+    if (job->vals[K_DT][0]) { /* --dt=T or --dt=SRC:WEI:DST */
+        char f[3][32];
+        const char *p0 = job->vals[K_DT];
+        int n = 0;
+        for (;;) {
+            const char *e = strchr(p0, ':');
+            size_t len = e ? (size_t)(e - p0) : strlen(p0);
+            if (n == 3 || len >= sizeof f[0]) {
+                lgb_set(res, LGB_FAILED, "bad --dt '%s'", job->vals[K_DT]);
+                return;
+            }
+            memcpy(f[n], p0, len);
+            f[n++][len] = '\0';
+            if (!e) break;
+            p0 = e + 1;
+        }
+        for (int i = 0; i < 3; i++)
+            if (!lgb_dt(f[n == 3 ? i : 0], &dt[i], res)) return;
+    } else if (!parse_cfg(job->vals[K_CFG], dt)) {
+        lgb_set(res, LGB_FAILED, "bad --cfg '%s'", job->vals[K_CFG]);
+        return;
+    }
+    if (dt[0] != LG_F32 || dt[1] != LG_F32 || dt[2] != LG_F32) {
+        lgb_skip(res, "conv data types other than f32 not implemented in lgraph",
+                 "lgraph's conv takes f32 only, not %s:%s:%s", lg_dtype_str(dt[0]),
+                 lg_dtype_str(dt[1]), lg_dtype_str(dt[2]));
         return;
     }
     lg_conv_params p;
     int64_t sdims[5], wdims[6], ddims[5];
     int wnd;
     if (!lgb_conv_desc_lg(&cd, &p, sdims, wdims, &wnd, ddims, err, sizeof err)) {
-        lgb_set(res, LGB_SKIPPED, "%s", err);
+        lgb_skip(res, "conv geometry not implemented in lgraph", "%s", err);
         return;
     }
     lgb_attr_spec spec;
@@ -125,6 +171,15 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
         !lgb_md(&b, 1, &oc, LG_F32, "a", "bias", res) ||
         !lgb_md(&d, cd.ndims, ddims, dt[2], job->vals[K_DTAG], "dst", res))
         return;
+    {
+        double n =
+            (double)cd.mb * (double)cd.ic * (double)cd.i[0] * (double)cd.i[1] * (double)cd.i[2] +
+            2.0 * (double)cd.mb * (double)cd.oc * (double)cd.o[0] * (double)cd.o[1] *
+                (double)cd.o[2] +
+            (double)cd.oc * (double)cd.ic / (double)(cd.g ? cd.g : 1) * (double)cd.k[0] *
+                (double)cd.k[1] * (double)cd.k[2];
+        if (!lgb_fits(4.0 * n, res)) return;
+    }
     lgb_attr_bufs ab;
     lg_run r = {0};
     void *src = NULL, *wei = NULL, *bias = NULL, *dst = NULL, *want = NULL;
@@ -199,7 +254,16 @@ done:
 const lgb_driver lgb_drv_conv = {
     "conv",
     K_COUNT,
-    {"dir", "cfg", "stag", "wtag", "dtag", "attr-post-ops", "mb"},
-    {"FWD_B", "f32", "any", "any", "any", "", "0"},
+    {"dir", "cfg", "stag", "wtag", "dtag", "attr-post-ops", "mb", "dt", "bia-dt", "alg",
+     "attr-scales", "attr-zero-points", "attr-fpmath", "strides", "attr-rounding-mode"},
+    {"FWD_B", "f32", "any", "any", "any", "", "0", "", "f32", "direct", "", "", "", "", ""},
+    /* fpmath modes only allow lower precision: lgraph's f32 result meets
+     * every one of them. */
+    {[K_BIADT] = "f32|undef",
+     [K_ALG] = "direct|auto|DIRECT|AUTO",
+     [K_SCALES] = "",
+     [K_ZPS] = "",
+     [K_STRIDES] = "|::",
+     [K_ROUND] = "|environment"},
     run,
 };

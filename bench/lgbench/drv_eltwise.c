@@ -5,7 +5,9 @@
  *   --eltwise --dt=f32 --tag=nChw16c --alg=relu,gelu_erf --alpha=0 --beta=0
  *             [--inplace=true] 8x256x56x56
  * As benchdnn, a non-zero alpha or beta for an algorithm that ignores it
- * skips the problem, so comma lists can mix algorithms. */
+ * skips the problem, so comma lists can mix algorithms. The *_dst forms run
+ * their forward function; --attr-post-ops other than none is skipped
+ * (lgraph's eltwise takes no attributes). */
 #include "drv_common.h"
 #include "lgb_dnnl.h"
 
@@ -14,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { K_DIR, K_DT, K_TAG, K_ALG, K_ALPHA, K_BETA, K_INPLACE, K_COUNT };
+enum { K_DIR, K_DT, K_TAG, K_ALG, K_ALPHA, K_BETA, K_INPLACE, K_POST, K_COUNT };
 
 typedef struct lg_run {
     lg_kernel *k;
@@ -67,25 +69,45 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
         lgb_set(res, LGB_FAILED, "bad dims '%s' (want NxNx...)", job->desc);
         return;
     }
-    if (!lgb_parse_dt(job->vals[K_DT], &dt) || !lgb_parse_dir(job->vals[K_DIR], &prop, &bias) ||
-        !lgb_parse_eltwise_alg(job->vals[K_ALG], &alg) ||
-        !parse_float(job->vals[K_ALPHA], &alpha) || !parse_float(job->vals[K_BETA], &beta) ||
-        !lgb_parse_bool(job->vals[K_INPLACE], &inplace)) {
-        lgb_set(res, LGB_FAILED, "bad --dir, --dt, --alg, --alpha, --beta or --inplace");
+    if (!lgb_parse_dir(job->vals[K_DIR], &prop, &bias)) {
+        lgb_set(res, LGB_FAILED, "bad --dir '%s'", job->vals[K_DIR]);
         return;
     }
     if (prop != LG_FORWARD) {
-        lgb_set(res, LGB_SKIPPED, "lgraph's eltwise is forward only");
+        lgb_skip(res, "backward out of scope", "lgraph's eltwise is forward only");
         return;
     }
+    if (!lgb_dt(job->vals[K_DT], &dt, res)) return;
+    if (lgb_eltwise_out_of_scope(job->vals[K_ALG])) {
+        lgb_skip(res, "eltwise algorithm not implemented in lgraph", "alg %s", job->vals[K_ALG]);
+        return;
+    }
+    if (!lgb_parse_eltwise_alg(job->vals[K_ALG], &alg) ||
+        !parse_float(job->vals[K_ALPHA], &alpha) || !parse_float(job->vals[K_BETA], &beta) ||
+        !lgb_parse_bool(job->vals[K_INPLACE], &inplace)) {
+        lgb_set(res, LGB_FAILED, "bad --alg, --alpha, --beta or --inplace");
+        return;
+    }
+    /* benchdnn's invalid cases: a parameter the algorithm ignores given a
+     * value, a *_dst form of relu / elu with alpha < 0, soft_relu alpha 0. */
     if ((alpha != 0 && !lgb_eltwise_uses_alpha(alg)) ||
         (beta != 0 && !lgb_eltwise_uses_beta(alg))) {
-        lgb_set(res, LGB_SKIPPED, "%s ignores %s", lgb_eltwise_alg_name(alg),
-                alpha != 0 && !lgb_eltwise_uses_alpha(alg) ? "alpha" : "beta");
+        lgb_skip(res, "invalid case (benchdnn skips it too)", "%s ignores %s",
+                 lgb_eltwise_alg_name(alg),
+                 alpha != 0 && !lgb_eltwise_uses_alpha(alg) ? "alpha" : "beta");
+        return;
+    }
+    if ((lgb_eltwise_is_dst(job->vals[K_ALG]) && alpha < 0 &&
+         (alg == LG_ELTWISE_RELU || alg == LG_ELTWISE_ELU)) ||
+        (alg == LG_ELTWISE_SOFT_RELU && alpha == 0)) {
+        lgb_skip(res, "invalid case (benchdnn skips it too)", "%s with alpha %g", job->vals[K_ALG],
+                 (double)alpha);
         return;
     }
     lg_md md;
-    if (!lgb_md(&md, nd, dims, dt, job->vals[K_TAG], "data", res)) return;
+    if (!lgb_md(&md, nd, dims, dt, job->vals[K_TAG], "data", res) ||
+        !lgb_fits(3.0 * (double)lg_md_size(&md), res))
+        return;
     lg_run r = {0};
     void *src = NULL, *dst = NULL, *want = NULL;
     lgb_dnnl *dn = NULL;
@@ -141,7 +163,8 @@ done:
 const lgb_driver lgb_drv_eltwise = {
     "eltwise",
     K_COUNT,
-    {"dir", "dt", "tag", "alg", "alpha", "beta", "inplace"},
-    {"FWD_D", "f32", "abx", "relu", "0", "0", "false"},
+    {"dir", "dt", "tag", "alg", "alpha", "beta", "inplace", "attr-post-ops"},
+    {"FWD_D", "f32", "abx", "relu", "0", "0", "false", ""},
+    {[K_POST] = ""},
     run,
 };

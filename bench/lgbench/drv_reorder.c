@@ -13,7 +13,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { K_SDT, K_DDT, K_STAG, K_DTAG, K_SCALES, K_ZPS, K_POST, K_COUNT };
+enum {
+    K_SDT,
+    K_DDT,
+    K_STAG,
+    K_DTAG,
+    K_SCALES,
+    K_ZPS,
+    K_POST,
+    K_STRIDES,
+    K_OFLAG,
+    K_RTMASK,
+    K_ROUND,
+    K_XENGINE,
+    K_COUNT
+};
 
 typedef struct lg_run {
     lg_kernel *k;
@@ -91,15 +105,13 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
         lgb_set(res, LGB_FAILED, "bad dims '%s' (want NxNx...)", job->desc);
         return;
     }
-    if (!lgb_parse_dt(job->vals[K_SDT], &sdt) || !lgb_parse_dt(job->vals[K_DDT], &ddt)) {
-        lgb_set(res, LGB_FAILED, "bad data type");
-        return;
-    }
+    if (!lgb_dt(job->vals[K_SDT], &sdt, res) || !lgb_dt(job->vals[K_DDT], &ddt, res)) return;
     lg_md s, d;
     lgb_attr_spec spec;
     if (!lgb_md(&s, nd, dims, sdt, job->vals[K_STAG], "src", res) ||
         !lgb_md(&d, nd, dims, ddt, job->vals[K_DTAG], "dst", res) ||
-        !lgb_attr_parse(job->vals[K_SCALES], job->vals[K_ZPS], job->vals[K_POST], &spec, res))
+        !lgb_attr_parse(job->vals[K_SCALES], job->vals[K_ZPS], job->vals[K_POST], &spec, res) ||
+        !lgb_fits((double)lg_md_size(&s) + 2.0 * (double)lg_md_size(&d), res))
         return;
     lgb_attr_bufs ab;
     lg_run r = {0};
@@ -143,7 +155,13 @@ out:
 const lgb_driver lgb_drv_reorder = {
     "reorder",
     K_COUNT,
-    {"sdt", "ddt", "stag", "dtag", "attr-scales", "attr-zero-points", "attr-post-ops"},
-    {"f32", "f32", "abx", "abx", "", "", ""},
+    {"sdt", "ddt", "stag", "dtag", "attr-scales", "attr-zero-points", "attr-post-ops", "strides",
+     "oflag", "runtime-dim-mask", "attr-rounding-mode", "cross-engine"},
+    {"f32", "f32", "abx", "abx", "", "", "", "", "", "0", "", "none"},
+    {[K_STRIDES] = "|:",
+     [K_OFLAG] = "",
+     [K_RTMASK] = "0",
+     [K_ROUND] = "|environment",
+     [K_XENGINE] = "none"},
     run,
 };

@@ -39,14 +39,17 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
         lgb_set(res, LGB_FAILED, "bad dims '%s' (want NxNx...)", job->desc);
         return;
     }
-    if (!lgb_parse_dt(job->vals[K_DT], &dt) || !lgb_parse_dir(job->vals[K_DIR], &prop, &bias) ||
+    if (!lgb_dt(job->vals[K_DT], &dt, res)) return;
+    if (!lgb_parse_dir(job->vals[K_DIR], &prop, &bias) ||
         !parse_int(job->vals[K_AXIS], 0, LG_MAX_NDIMS - 1, &axis) ||
         !parse_int(job->vals[K_GROUP], 1, INT64_MAX, &group)) {
         lgb_set(res, LGB_FAILED, "bad --dt, --dir, --axis or --group");
         return;
     }
     lg_md md;
-    if (!lgb_md(&md, nd, dims, dt, job->vals[K_TAG], "data", res)) return;
+    if (!lgb_md(&md, nd, dims, dt, job->vals[K_TAG], "data", res) ||
+        !lgb_fits(3.0 * (double)lg_md_size(&md), res))
+        return;
     lg_run r = {0};
     void *in = NULL, *out = NULL, *want = NULL;
     lgb_dnnl *dn = NULL;
@@ -99,5 +102,5 @@ done:
 
 const lgb_driver lgb_drv_shuffle = {
     "shuffle", K_COUNT, {"dir", "dt", "tag", "axis", "group"}, {"FWD_D", "f32", "abx", "1", "1"},
-    run,
+    {0},       run,
 };

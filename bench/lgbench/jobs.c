@@ -108,3 +108,57 @@ void lgb_jobs_free(lgb_jobs *jobs) {
     free(jobs->v);
     memset(jobs, 0, sizeof *jobs);
 }
+
+/* Whether v is one of the '|'-separated values of list. */
+static bool in_list(const char *v, const char *list) {
+    size_t n = strlen(v);
+    for (const char *p = list;;) {
+        const char *e = strchr(p, '|');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && !strncmp(p, v, n)) return true;
+        if (!e) return false;
+        p = e + 1;
+    }
+}
+
+bool lgb_job_supported(const lgb_job *job, lgb_result *res) {
+    const lgb_driver *d = job->drv;
+    for (int k = 0; k < d->nknobs; k++)
+        if (d->only[k] && !in_list(job->vals[k], d->only[k])) {
+            char reason[96];
+            snprintf(reason, sizeof reason, "--%s not implemented in lgraph", d->knobs[k]);
+            lgb_skip(res, reason, "--%s=%s: lgraph implements only '%s'", d->knobs[k], job->vals[k],
+                     d->only[k]);
+            return false;
+        }
+    return true;
+}
+
+bool lgb_ignored_option(const char *name, size_t len) {
+    static const char *const t[] = {"allow-enum-tags-only",
+                                    "skip-impl",
+                                    "impl",
+                                    "check-ref-impl",
+                                    "attr-scratchpad",
+                                    "cpu-isa-hints",
+                                    "mem-check",
+                                    "fix-times-per-prb",
+                                    "max-ms-per-prb",
+                                    "perf-template",
+                                    "start",
+                                    "ctx-init",
+                                    "ctx-exe",
+                                    "memory-kind",
+                                    "repeats-per-prb",
+                                    "cold-cache",
+                                    "attr-deterministic",
+                                    "summary",
+                                    "canonical",
+                                    "num-streams",
+                                    "execution-mode",
+                                    "mode-modifier",
+                                    "engine"};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (strlen(t[i]) == len && !strncmp(t[i], name, len)) return true;
+    return false;
+}

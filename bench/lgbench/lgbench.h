@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 /* Most knobs one driver has. */
-#define LGB_MAX_KNOBS 16
+#define LGB_MAX_KNOBS 24
 
 /* What a run measures; both flags may be set (--mode=CP). */
 typedef struct lgb_mode {
@@ -38,12 +38,14 @@ typedef struct lgb_ctx {
     int verbose;     /* -vN: 0 failures and summary, 1 every test, 2 more detail */
     int pairs;       /* P mode: alternating lgraph / oneDNN pairs per problem */
     lgb_fault fault; /* C mode self-test */
+    int every;       /* --every=N: run the problems 0, N, 2N, ... only (sampling) */
 } lgb_ctx;
 
 /* The outcome of one job. */
 typedef struct lgb_result {
     lgb_status status;
     char msg[512];      /* why it failed or was skipped */
+    char reason[96];    /* a skip's reason for the summary ("" : taken from msg) */
     char impl[64];      /* lgraph's implementation name */
     char dnnl_impl[64]; /* oneDNN's, or "" */
     bool timed, has_dnnl;
@@ -64,6 +66,11 @@ typedef struct lgb_driver {
     int nknobs;
     const char *knobs[LGB_MAX_KNOBS];    /* "sdt", "stag", ... (without "--") */
     const char *defaults[LGB_MAX_KNOBS]; /* default value lists, e.g. "f32" */
+    /* For benchdnn knobs lgraph implements for some values only: those
+     * values, '|'-separated ("" is the empty value); a job with another
+     * value is SKIPPED before run() with "--KNOB=VALUE not implemented".
+     * NULL: run() takes every value. */
+    const char *only[LGB_MAX_KNOBS];
     void (*run)(const lgb_ctx *ctx, const struct lgb_job *job, lgb_result *res);
 } lgb_driver;
 
@@ -75,6 +82,15 @@ typedef struct lgb_job {
     char *desc;
     char *repro;
 } lgb_job;
+
+/* Whether job's knob values are all ones lgraph implements (driver's
+ * `only`); if not, res is SKIPPED with the reason. */
+bool lgb_job_supported(const lgb_job *job, lgb_result *res);
+
+/* benchdnn options that select nothing lgbench measures or checks (which of
+ * oneDNN's implementations to skip, enum-tag policy, scratchpad mode, ...):
+ * accepted and ignored, for every driver. */
+bool lgb_ignored_option(const char *name, size_t len);
 
 /* The drivers (drv_*.c) and lookup by name; NULL if unknown. */
 extern const lgb_driver lgb_drv_reorder, lgb_drv_shuffle, lgb_drv_eltwise, lgb_drv_binary;
@@ -120,8 +136,12 @@ void lgb_parser_free(lgb_parser *p);
 
 /* ---- report.c ---- */
 
+#define LGB_MAX_REASONS 40
 typedef struct lgb_counts {
     size_t tests, passed, skipped, failed;
+    int nreasons; /* distinct skip reasons; the last slot also takes "other" */
+    char reasons[LGB_MAX_REASONS][96];
+    size_t nskip[LGB_MAX_REASONS];
 } lgb_counts;
 
 /* Record and print one job's result (failures always, the rest with -v1;
@@ -129,7 +149,8 @@ typedef struct lgb_counts {
 void lgb_report(const lgb_ctx *ctx, const lgb_job *job, const lgb_result *res, lgb_counts *c);
 /* A progress line on stderr, at most about once a second. */
 void lgb_progress(const lgb_counts *c, size_t total, bool last);
-/* "tests:N passed:P failed:F skipped:S" on stdout. */
+/* The skips by reason (one "skipped:N reason" line each), then
+ * "tests:N passed:P failed:F skipped:S" on stdout. */
 void lgb_summary(const lgb_counts *c);
 
 /* ---- perf.c ---- */
@@ -143,6 +164,9 @@ void lgb_perf(const lgb_ctx *ctx, lgb_run_fn lg, void *lg_ctx, lgb_run_fn dnnl, 
 
 /* printf into res->msg and set its status; returns the status. */
 lgb_status lgb_set(lgb_result *res, lgb_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* SKIPPED with a short reason for the summary and a message. */
+lgb_status lgb_skip(lgb_result *res, const char *reason, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 #endif /* LGBENCH_H */

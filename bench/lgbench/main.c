@@ -1,6 +1,6 @@
 /* lgbench: a benchdnn-style driver for lgraph's kernels.
  *
- *   lgbench [--mode=C|P|CP] [-vN] [--pairs=N] [--match=STR]
+ *   lgbench [--mode=C|P|CP] [-vN] [--pairs=N] [--match=STR] [--every=N]
  *           --DRIVER [--KNOB=V1,V2,...]... PROBLEM... [--batch=FILE]...
  *
  * Drivers: --reorder, --shuffle, --eltwise, --binary (and --conv when built
@@ -30,10 +30,10 @@ const lgb_driver *lgb_find_driver(const char *name) {
 }
 
 static void usage(void) {
-    printf(
-        "usage: lgbench [--mode=C|P|CP] [-vN] [--pairs=N] [--match=STR] [--fault=value|padding]\n"
-        "               --DRIVER [--KNOB=V1,V2...]... PROBLEM... [--batch=FILE]...\n"
-        "drivers and knobs (defaults in brackets):\n");
+    printf("usage: lgbench [--mode=C|P|CP] [-vN] [--pairs=N] [--match=STR] [--every=N]\n"
+           "               [--fault=value|padding]\n"
+           "               --DRIVER [--KNOB=V1,V2...]... PROBLEM... [--batch=FILE]...\n"
+           "drivers and knobs (defaults in brackets):\n");
     for (size_t i = 0; i < sizeof drivers / sizeof drivers[0]; i++) {
         printf("  --%s", drivers[i]->name);
         for (int k = 0; k < drivers[i]->nknobs; k++)
@@ -57,14 +57,15 @@ int main(int argc, char **argv) {
         return 2;
     }
     lgb_counts c = {0};
-    for (size_t i = 0; i < jobs.n; i++) {
+    size_t every = ctx.every > 1 ? (size_t)ctx.every : 1, total = (jobs.n + every - 1) / every;
+    for (size_t i = 0; i < jobs.n; i += every) {
         lgb_result res;
         memset(&res, 0, sizeof res);
-        jobs.v[i].drv->run(&ctx, &jobs.v[i], &res);
+        if (lgb_job_supported(&jobs.v[i], &res)) jobs.v[i].drv->run(&ctx, &jobs.v[i], &res);
         lgb_report(&ctx, &jobs.v[i], &res, &c);
-        lgb_progress(&c, jobs.n, false);
+        lgb_progress(&c, total, false);
     }
-    lgb_progress(&c, jobs.n, true);
+    lgb_progress(&c, total, true);
     lgb_summary(&c);
     lgb_jobs_free(&jobs);
     return c.failed ? 1 : 0;

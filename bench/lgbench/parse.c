@@ -32,12 +32,22 @@ static bool parse_int64(const char *s, const char *end, int64_t *v) {
     return true;
 }
 
+bool lgb_dt_out_of_scope(const char *s) {
+    static const char *const t[] = {"f64", "f8_e5m2", "f8_e4m3", "e8m0", "f4_e2m1", "f4_e3m0",
+                                    "s4",  "u4",      "bf8",     "hf8",  "f8_e8m0", "undef"};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (!strcmp(s, t[i])) return true;
+    return false;
+}
+
 bool lgb_parse_dims(const char *s, int *ndims, int64_t *dims) {
     int n = 0;
     const char *p = s;
+    const char *name = strstr(s, "_n"); /* benchdnn's problem name suffix */
+    const char *stop = name ? name : s + strlen(s);
     for (;;) {
-        const char *x = strchr(p, 'x');
-        const char *end = x ? x : p + strlen(p);
+        const char *x = memchr(p, 'x', (size_t)(stop - p));
+        const char *end = x ? x : stop;
         if (n == LG_MAX_NDIMS || !parse_int64(p, end, &dims[n])) return false;
         n++;
         if (!x) break;
@@ -78,7 +88,29 @@ static const struct {
     {"clip", LG_ELTWISE_CLIP, true, true},
     {"hardswish", LG_ELTWISE_HARDSWISH, true, true},
     {"hardsigmoid", LG_ELTWISE_HARDSIGMOID, true, true},
+    {"pow", LG_ELTWISE_POW, true, true},
+    {"clip_v2", LG_ELTWISE_CLIP_V2, true, true},
+    {"round", LG_ELTWISE_ROUND, false, false},
+    {"mish", LG_ELTWISE_MISH, false, false},
+    {"soft_relu", LG_ELTWISE_SOFT_RELU, true, false},
     {"gelu", LG_ELTWISE_GELU_TANH, false, false}, /* benchdnn's alias */
+    /* The *_dst forms (oneDNN's "use dst for backward"): forward is the same
+     * function; relu_dst and elu_dst take alpha >= 0 only (checked by the
+     * driver through lgb_eltwise_is_dst). */
+    {"relu_dst", LG_ELTWISE_RELU, true, false},
+    {"relu_use_dst_for_bwd", LG_ELTWISE_RELU, true, false},
+    {"elu_dst", LG_ELTWISE_ELU, true, false},
+    {"elu_use_dst_for_bwd", LG_ELTWISE_ELU, true, false},
+    {"tanh_dst", LG_ELTWISE_TANH, false, false},
+    {"tanh_use_dst_for_bwd", LG_ELTWISE_TANH, false, false},
+    {"sqrt_dst", LG_ELTWISE_SQRT, false, false},
+    {"sqrt_use_dst_for_bwd", LG_ELTWISE_SQRT, false, false},
+    {"logistic_dst", LG_ELTWISE_LOGISTIC, false, false},
+    {"logistic_use_dst_for_bwd", LG_ELTWISE_LOGISTIC, false, false},
+    {"exp_dst", LG_ELTWISE_EXP, false, false},
+    {"exp_use_dst_for_bwd", LG_ELTWISE_EXP, false, false},
+    {"clip_v2_dst", LG_ELTWISE_CLIP_V2, true, true},
+    {"clip_v2_use_dst_for_bwd", LG_ELTWISE_CLIP_V2, true, true},
 };
 #define N_ELTWISE (sizeof eltwise_algs / sizeof eltwise_algs[0])
 
@@ -89,6 +121,21 @@ bool lgb_parse_eltwise_alg(const char *s, lg_eltwise_alg *alg) {
             *alg = eltwise_algs[i].alg;
             return true;
         }
+    return false;
+}
+
+bool lgb_eltwise_is_dst(const char *s) {
+    size_t n = strlen(s);
+    return (n > 4 && !strcmp(s + n - 4, "_dst")) ||
+           (n > 16 && !strcmp(s + n - 16, "_use_dst_for_bwd"));
+}
+
+bool lgb_eltwise_out_of_scope(const char *s) {
+    static const char *const t[] = {"bounded_relu", "logsigmoid", "gelu_tanh_dst", "hsigmoid",
+                                    "srelu"};
+    if (!strncasecmp(s, "eltwise_", 8)) s += 8;
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (!strcasecmp(s, t[i])) return true;
     return false;
 }
 
@@ -115,7 +162,9 @@ bool lgb_parse_binary_alg(const char *s, lg_binary_alg *alg) {
         const char *name;
         lg_binary_alg alg;
     } t[] = {{"add", LG_BINARY_ADD}, {"sub", LG_BINARY_SUB}, {"mul", LG_BINARY_MUL},
-             {"div", LG_BINARY_DIV}, {"min", LG_BINARY_MIN}, {"max", LG_BINARY_MAX}};
+             {"div", LG_BINARY_DIV}, {"min", LG_BINARY_MIN}, {"max", LG_BINARY_MAX},
+             {"ge", LG_BINARY_GE},   {"gt", LG_BINARY_GT},   {"le", LG_BINARY_LE},
+             {"lt", LG_BINARY_LT},   {"eq", LG_BINARY_EQ},   {"ne", LG_BINARY_NE}};
     if (!strncasecmp(s, "binary_", 7)) s += 7;
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (!strcasecmp(s, t[i].name)) {
@@ -136,7 +185,8 @@ bool lgb_parse_dir(const char *s, lg_prop *prop, bool *bias) {
         *bias = true;
         return true;
     }
-    if (!strcasecmp(s, "BWD_D")) {
+    if (!strcasecmp(s, "BWD_D") || !strcasecmp(s, "BWD_W") || !strcasecmp(s, "BWD_WB") ||
+        !strcasecmp(s, "BWD_DW")) {
         *prop = LG_BACKWARD;
         return true;
     }
@@ -208,22 +258,52 @@ static bool parse_quant(const char *s, lgb_arg_quant *q, bool is_zp, char *err, 
     for (int i = 0; i < n; i++) {
         char f[4][64];
         int nf = split(items[i], ':', f, 4);
-        if (nf < 2 || nf > 3) {
+        if (nf < 2 || nf > 4 ||
+            (nf == 4 && !lgb_parse_dt(f[2], &(lg_dtype){LG_F32}) && !lgb_dt_out_of_scope(f[2]))) {
             snprintf(err, len, "'%s': expected ARG:POLICY%s", items[i],
                      is_zp ? ":ZERO_POINT" : "[:SCALE]");
             return false;
         }
         int arg = !strcmp(f[0], "src") || !strcmp(f[0], "src0") ? 0 : !strcmp(f[0], "dst") ? 1 : -1;
+        if (arg < 0 && (!strcmp(f[0], "src1") || !strcmp(f[0], "wei") ||
+                        !strncmp(f[0], "attr_post_op", 12) || !strcmp(f[0], "bia"))) {
+            snprintf(err, len, "%s'%s': lgraph has no %s on %s", LGB_UNIMPL_MARK, items[i],
+                     is_zp ? "zero point" : "scale", f[0]);
+            return false;
+        }
         if (arg < 0) {
             snprintf(err, len, "'%s': argument must be src or dst", items[i]);
             return false;
         }
         int mask = policy_mask(f[1], strlen(f[1]));
         if (mask == -1) {
-            snprintf(err, len, "'%s': unknown policy '%s'", items[i], f[1]);
+            static const char *const more[] = {"per_ocic",    "per_dim_03", "per_dim_12",
+                                               "per_dim_013", "per_dim_4",  "per_dim_5"};
+            bool known = false;
+            for (size_t m = 0; m < sizeof more / sizeof more[0]; m++)
+                known = known || !strcmp(f[1], more[m]);
+            snprintf(err, len, "%s'%s': %s policy '%s'", known ? LGB_UNIMPL_MARK : "", items[i],
+                     known ? "lgraph has no" : "unknown", f[1]);
             return false;
         }
         float v = is_zp ? 0.0f : 1.0f;
+        /* oneDNN 3.x writes ARG:POLICY[:DATA_TYPE[:GROUPS]] instead of a
+         * value: lgraph's f32 scales / s32 zero points without groups are
+         * those; other types and groups it lacks. */
+        lg_dtype qdt;
+        if (nf >= 3 && (lgb_parse_dt(f[2], &qdt) || lgb_dt_out_of_scope(f[2]))) {
+            bool ok = nf == 3 && lgb_parse_dt(f[2], &qdt) && qdt == (is_zp ? LG_S32 : LG_F32);
+            if (!ok) {
+                snprintf(err, len, "%s'%s': lgraph has no %s of type %s%s", LGB_UNIMPL_MARK,
+                         items[i], is_zp ? "zero points" : "scales", f[2],
+                         nf == 4 ? " in groups" : "");
+                return false;
+            }
+            q[arg].set = true;
+            q[arg].mask = mask;
+            q[arg].value = 1.0f; /* a scale of 1, a zero point of 1 */
+            continue;
+        }
         if (nf == 3) {
             bool ok = parse_float(f[2], &v);
             if (ok && is_zp) {
@@ -276,6 +356,18 @@ bool lgb_parse_post_ops(const char *s, lgb_attr_spec *a, char *err, size_t len) 
             snprintf(err, len, "'%s': too many fields", items[i]);
             return false;
         }
+        lg_binary_alg b;
+        if (lgb_parse_binary_alg(f[0], &b) || !strcasecmp(f[0], "prelu") ||
+            !strncasecmp(f[0], "dw", 2) || lgb_eltwise_out_of_scope(f[0])) {
+            snprintf(err, len, "%s'%s': lgraph has no post-op '%s'", LGB_UNIMPL_MARK, items[i],
+                     f[0]);
+            return false;
+        }
+        lg_eltwise_alg e;
+        if (strcasecmp(f[0], "sum") && !lgb_parse_eltwise_alg(f[0], &e)) {
+            snprintf(err, len, "'%s': unknown post-op '%s'", items[i], f[0]);
+            return false;
+        }
         for (int k = 1; k < nf; k++)
             if (!parse_float(f[k], &v[k - 1])) {
                 snprintf(err, len, "'%s': bad number '%s'", items[i], f[k]);
@@ -324,4 +416,46 @@ float lgb_scale_value(float base, int64_t i) {
 
 int32_t lgb_zp_value(float base, int64_t i) {
     return (int32_t)base + (int32_t)(i % 3);
+}
+
+void lgb_tag_for_rank(const char *tag, int ndims, char *out, size_t len) {
+    bool meta = strchr(tag, 'x') != NULL;
+    for (const char *p = tag; *p && meta; p++)
+        meta = *p == 'x' || (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'l') ||
+               (*p >= 'A' && *p <= 'L');
+    if (!meta || !strcmp(tag, "x")) {
+        snprintf(out, len, "%s", tag);
+        return;
+    }
+    /* When the letters kept name every dim, the 'x' goes too ("abx" on 2D
+     * is "ab"). */
+    int letters = 0;
+    for (const char *p = tag; *p; p++) {
+        int d = *p >= 'a' && *p <= 'l' ? *p - 'a' : *p >= 'A' && *p <= 'L' ? *p - 'A' : -1;
+        bool block = p > tag && p[-1] >= '0' && p[-1] <= '9';
+        if (d >= 0 && d < ndims && !block) letters++;
+    }
+    size_t o = 0;
+    for (const char *p = tag; *p && o + 1 < len;) {
+        if (*p == 'x' && letters == ndims) {
+            p++;
+            continue;
+        }
+        if (*p >= '0' && *p <= '9') { /* an inner block: digits and a letter */
+            const char *q = p;
+            while (*q >= '0' && *q <= '9') q++;
+            int d = *q >= 'a' && *q <= 'l' ? *q - 'a' : 0;
+            size_t n = (size_t)(q - p) + (*q ? 1 : 0);
+            if (d < ndims && o + n < len) {
+                memcpy(out + o, p, n);
+                o += n;
+            }
+            p += n;
+            continue;
+        }
+        int d = *p >= 'a' && *p <= 'l' ? *p - 'a' : *p >= 'A' && *p <= 'L' ? *p - 'A' : -1;
+        if (d < ndims) out[o++] = *p;
+        p++;
+    }
+    out[o] = '\0';
 }

@@ -15,7 +15,11 @@
 /* "f32", "f16", "bf16", "s32", "s8", "u8". */
 bool lgb_parse_dt(const char *s, lg_dtype *dt);
 
-/* "NxNx...xN": 1..LG_MAX_NDIMS non-negative integers separated by 'x'. */
+/* benchdnn's data types lgraph leaves out (f64, f8, f4, s4/u4, ...). */
+bool lgb_dt_out_of_scope(const char *s);
+
+/* "NxNx...xN": 1..LG_MAX_NDIMS non-negative integers separated by 'x', with
+ * an optional benchdnn name suffix "_n..." (ignored). */
 bool lgb_parse_dims(const char *s, int *ndims, int64_t *dims);
 
 /* Print dims as "NxNx..." into buf. */
@@ -25,6 +29,10 @@ void lgb_dims_str(int ndims, const int64_t *dims, char *buf, size_t len);
  * prefix: relu, elu, tanh, logistic, gelu_tanh (also gelu), gelu_erf,
  * swish, exp, log, abs, sqrt, square, linear, clip, hardswish, hardsigmoid. */
 bool lgb_parse_eltwise_alg(const char *s, lg_eltwise_alg *alg);
+/* Whether the name is a *_dst (use-dst-for-backward) form. */
+bool lgb_eltwise_is_dst(const char *s);
+/* benchdnn eltwise names lgraph leaves out (logsigmoid, bounded_relu, ...). */
+bool lgb_eltwise_out_of_scope(const char *s);
 const char *lgb_eltwise_alg_name(lg_eltwise_alg alg);
 /* Whether the algorithm reads alpha / beta (benchdnn skips problems that give
  * a non-zero value to a parameter the algorithm ignores). */
@@ -34,14 +42,26 @@ bool lgb_eltwise_uses_beta(lg_eltwise_alg alg);
 /* ADD, SUB, MUL, DIV, MIN, MAX, case-insensitive, optional "binary_" prefix. */
 bool lgb_parse_binary_alg(const char *s, lg_binary_alg *alg);
 
-/* FWD_D, FWD_I, FWD_B (forward) and BWD_D (backward); *bias is set for
+/* FWD_D, FWD_I, FWD_B (forward) and BWD_D, BWD_W, BWD_WB, BWD_DW
+ * (backward, which lgbench skips for every kind but shuffle); *bias is set for
  * FWD_B (conv's "with bias"). */
 bool lgb_parse_dir(const char *s, lg_prop *prop, bool *bias);
 
 /* "true"/"false" (also 1/0). */
 bool lgb_parse_bool(const char *s, bool *b);
 
+/* benchdnn's meta-tags on a problem of ndims dims: a generic tag with an
+ * 'x' loses the letters and blocks of dims >= ndims, and the 'x' itself
+ * when the letters left name all ndims dims ("abx" on 1D is "a", on 2D
+ * "ab"; "aBx16b" on 1D "a"); any other tag is copied as it is. */
+void lgb_tag_for_rank(const char *tag, int ndims, char *out, size_t len);
+
 /* ---- attributes ---- */
+
+/* The attribute parsers' err starts with this mark when the value is valid
+ * benchdnn syntax for something lgraph does not implement (binary post-ops,
+ * src1 scales, ...): the problem is then skipped, not failed. */
+#define LGB_UNIMPL_MARK "unimplemented: "
 
 /* A scale or zero-point request for one argument. mask is the policy's
  * mask; LGB_MASK_ALL stands for per_tensor (every dim), resolved by

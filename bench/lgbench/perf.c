@@ -77,3 +77,13 @@ lgb_status lgb_set(lgb_result *res, lgb_status st, const char *fmt, ...) {
     res->status = st;
     return st;
 }
+
+lgb_status lgb_skip(lgb_result *res, const char *reason, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(res->msg, sizeof res->msg, fmt, ap);
+    va_end(ap);
+    snprintf(res->reason, sizeof res->reason, "%s", reason);
+    res->status = LGB_SKIPPED;
+    return LGB_SKIPPED;
+}

@@ -2,6 +2,7 @@
 #include "lgbench.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -9,14 +10,47 @@ static const char *status_name(lgb_status s) {
     return s == LGB_PASSED ? "PASSED" : s == LGB_SKIPPED ? "SKIPPED" : "FAILED";
 }
 
+/* The summary's key of a skip: its reason, or its message up to the first
+ * digit or quote (so that problems of different shapes share a line). */
+static void reason_key(const lgb_result *res, char *key, size_t len) {
+    if (res->reason[0]) {
+        snprintf(key, len, "%s", res->reason);
+        return;
+    }
+    size_t n = strcspn(res->msg, "0123456789'\"");
+    if (n >= len) n = len - 1;
+    memcpy(key, res->msg, n);
+    key[n] = '\0';
+    while (n > 0 && strchr(" :,(=", key[n - 1])) key[--n] = '\0';
+}
+
+static void count_skip(lgb_counts *c, const lgb_result *res) {
+    char key[96];
+    reason_key(res, key, sizeof key);
+    int i = 0;
+    while (i < c->nreasons && strcmp(c->reasons[i], key)) i++;
+    if (i == c->nreasons) {
+        if (c->nreasons == LGB_MAX_REASONS) {
+            i = LGB_MAX_REASONS - 1;
+            snprintf(c->reasons[i], sizeof c->reasons[i], "other reasons");
+        } else {
+            snprintf(c->reasons[i], sizeof c->reasons[i], "%s", key);
+            c->nreasons++;
+        }
+    }
+    c->nskip[i]++;
+}
+
 void lgb_report(const lgb_ctx *ctx, const lgb_job *job, const lgb_result *res, lgb_counts *c) {
     size_t id = c->tests++;
-    if (res->status == LGB_PASSED)
+    if (res->status == LGB_PASSED) {
         c->passed++;
-    else if (res->status == LGB_SKIPPED)
+    } else if (res->status == LGB_SKIPPED) {
         c->skipped++;
-    else
+        count_skip(c, res);
+    } else {
         c->failed++;
+    }
 
     /* Failures always; passes and skips (expected in sweeps: e.g. an
      * algorithm an integer type does not take) with -v1. */
@@ -68,6 +102,7 @@ void lgb_progress(const lgb_counts *c, size_t total, bool last) {
 }
 
 void lgb_summary(const lgb_counts *c) {
+    for (int i = 0; i < c->nreasons; i++) printf("skipped:%zu %s\n", c->nskip[i], c->reasons[i]);
     printf("tests:%zu passed:%zu failed:%zu skipped:%zu\n", c->tests, c->passed, c->failed,
            c->skipped);
     fflush(stdout);

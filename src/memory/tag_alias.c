@@ -23,8 +23,9 @@ static const struct {
     {"dhwio", "cdeba"}, {"odhwi", "acdeb"},   {"iodhw", "bacde"},   {"idhwo", "bcdea"},
     {"goiw", "abcd"},   {"wigo", "dcab"},     {"goihw", "abcde"},   {"hwigo", "decab"},
     {"giohw", "acbde"}, {"goidhw", "abcdef"}, {"giodhw", "acbdef"}, {"dhwigo", "defcab"},
-    {"tnc", "abc"},     {"ntc", "bac"},       {"ldnc", "abcd"},     {"ldigo", "abcde"},
-    {"ldgoi", "abdec"}, {"ldio", "abcd"},     {"ldoi", "abdc"},     {"ldgo", "abcd"},
+    {"gowi", "abdc"},   {"gohwi", "abdec"},   {"godhwi", "abdefc"}, {"tnc", "abc"},
+    {"ntc", "bac"},     {"ldnc", "abcd"},     {"ldigo", "abcde"},   {"ldgoi", "abdec"},
+    {"ldio", "abcd"},   {"ldoi", "abdc"},     {"ldgo", "abcd"},
 };
 
 bool lg__alias_to_generic(const char *tag, char *buf, int *ndims, const char **why) {

@@ -20,8 +20,8 @@ static bool is_generic(const char *tag) {
     return true;
 }
 
-/* Parse a generic tag (letters, optional single 'x', then <N><letter>
- * blocks) for ndims dims. */
+/* Parse a generic tag (letters, optional single 'x' for the remaining
+ * dims, then <N><letter> blocks) for ndims dims. */
 static lg_status parse_generic(const char *tag, const char *shown, int ndims, lg__tag *t,
                                const char *where) {
     bool named[LG_MAX_NDIMS] = {false}, upper[LG_MAX_NDIMS] = {false};
@@ -50,12 +50,9 @@ static lg_status parse_generic(const char *tag, const char *shown, int ndims, lg
             return lg__error(LG_INVALID_ARGUMENT, where, "tag '%s': too many letters", shown);
         outer[nouter++] = d;
     }
-    /* Expand 'x' into the dims not named, in increasing order. */
+    /* Expand 'x' into the dims not named (zero or more, as benchdnn's abx,
+     * axb, aBx16b of every rank: abx on 2 dims is ab), in increasing order. */
     int nx = ndims - nouter;
-    if (xpos >= 0 && nx < 1)
-        return lg__error(LG_INVALID_ARGUMENT, where,
-                         "tag '%s': 'x' stands for no dim (%d letters, ndims %d)", shown, nouter,
-                         ndims);
     if (xpos < 0 && nx != 0)
         return lg__error(LG_INVALID_ARGUMENT, where, "tag '%s' has %d dims but ndims is %d", shown,
                          nouter, ndims);

@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fz_dims(&f, 5, &nd, dims);
     lg_dtype dt = fz_dtype(&f, 0x3f);
     if (!fz_md(&f, nd, dims, dt, &p.md[0])) goto out;
-    p.alg = fz_u8(&f) % 16;
+    p.alg = fz_u8(&f) % (LG_ELTWISE_SOFT_RELU + 1);
     p.alpha = param(&f);
     p.beta = param(&f);
     uint8_t c = fz_u8(&f);
@@ -47,13 +47,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     p.inplace = c & 4;
     bool ints = dt == LG_S32 || dt == LG_S8 || dt == LG_U8;
     bool int_alg = p.alg == LG_ELTWISE_RELU || p.alg == LG_ELTWISE_LINEAR ||
-                   p.alg == LG_ELTWISE_CLIP || p.alg == LG_ELTWISE_ABS;
+                   p.alg == LG_ELTWISE_CLIP || p.alg == LG_ELTWISE_ABS ||
+                   p.alg == LG_ELTWISE_CLIP_V2 || p.alg == LG_ELTWISE_ROUND;
     fz_expect expect = ints && !int_alg ? FZ_MAY_REFUSE : FZ_MUST_CREATE;
+    if (p.alg == LG_ELTWISE_SOFT_RELU && p.alpha == 0) expect = FZ_MAY_REFUSE; /* divides by it */
     if ((c & 0x70) == 0x70) {
         expect = FZ_MUST_REFUSE;
         if (fz_u8(&f) & 1) {
-            p.alg = 16 + fz_u8(&f); /* not an algorithm */
-        } else {                    /* dst in another layout or type */
+            p.alg = LG_ELTWISE_SOFT_RELU + 1 + fz_u8(&f); /* not an algorithm */
+        } else {                                          /* dst in another layout or type */
             lg_md other;
             if (!fz_md(&f, nd, dims, fz_dtype(&f, 0x3f), &other) || lg_md_equal(&other, &p.md[0]))
                 goto out;

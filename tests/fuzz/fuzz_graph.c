@@ -263,7 +263,7 @@ static void op_eltwise(gstate *s) {
     bool bad = (c & 0xf0) == 0xf0;
     lg_value src = pick(s, bad && (c & 1)), out;
     lg_eltwise_alg alg = algs[fz_u8(f) % (sizeof algs / sizeof algs[0])];
-    if (bad && !(c & 1)) alg = (lg_eltwise_alg)(16 + fz_u8(f) % 200);
+    if (bad && !(c & 1)) alg = (lg_eltwise_alg)(LG_ELTWISE_SOFT_RELU + 1 + fz_u8(f) % 200);
     float alpha = params[fz_u8(f) % 8], beta = params[fz_u8(f) % 8];
     bool ints = alg == LG_ELTWISE_RELU || alg == LG_ELTWISE_LINEAR || alg == LG_ELTWISE_CLIP ||
                 alg == LG_ELTWISE_ABS;
@@ -297,7 +297,7 @@ static void op_binary(gstate *s) {
         if (c & 8)
             b = pick(s, true);
         else
-            alg = (lg_binary_alg)(6 + fz_u8(f));
+            alg = (lg_binary_alg)(LG_BINARY_NE + 1 + fz_u8(f));
         w = MUST_REFUSE;
     } else {
         const gm_value *bv = &s->v[b];

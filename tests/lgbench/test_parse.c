@@ -44,7 +44,13 @@ Test(parse, types_algs_dirs) {
     cr_assert(lgb_parse_eltwise_alg("eltwise_relu", &a) && a == LG_ELTWISE_RELU);
     cr_assert(lgb_parse_eltwise_alg("gelu", &a) && a == LG_ELTWISE_GELU_TANH);
     cr_assert(lgb_parse_eltwise_alg("hardsigmoid", &a) && a == LG_ELTWISE_HARDSIGMOID);
-    cr_assert_not(lgb_parse_eltwise_alg("mish", &a));
+    cr_assert(lgb_parse_eltwise_alg("mish", &a) && a == LG_ELTWISE_MISH);
+    cr_assert(lgb_parse_eltwise_alg("relu_dst", &a) && a == LG_ELTWISE_RELU);
+    cr_assert(lgb_eltwise_is_dst("relu_dst") && !lgb_eltwise_is_dst("relu"));
+    cr_assert(lgb_parse_eltwise_alg("soft_relu", &a) && a == LG_ELTWISE_SOFT_RELU);
+    cr_assert_not(lgb_parse_eltwise_alg("logsigmoid", &a));
+    cr_assert(lgb_eltwise_out_of_scope("logsigmoid"));
+    cr_assert_not(lgb_parse_eltwise_alg("mishh", &a));
     cr_assert_str_eq(lgb_eltwise_alg_name(LG_ELTWISE_CLIP), "clip");
     cr_assert(lgb_eltwise_uses_alpha(LG_ELTWISE_RELU) && !lgb_eltwise_uses_beta(LG_ELTWISE_RELU));
     cr_assert(lgb_eltwise_uses_beta(LG_ELTWISE_LINEAR));
@@ -60,7 +66,8 @@ Test(parse, types_algs_dirs) {
     cr_assert(lgb_parse_dir("FWD_B", &p, &bias) && p == LG_FORWARD && bias);
     cr_assert(lgb_parse_dir("fwd_d", &p, &bias) && p == LG_FORWARD && !bias);
     cr_assert(lgb_parse_dir("BWD_D", &p, &bias) && p == LG_BACKWARD);
-    cr_assert_not(lgb_parse_dir("BWD_W", &p, &bias));
+    cr_assert(lgb_parse_dir("BWD_WB", &p, &bias) && p == LG_BACKWARD);
+    cr_assert_not(lgb_parse_dir("BWD_X", &p, &bias));
 
     bool v;
     cr_assert(lgb_parse_bool("true", &v) && v);
@@ -87,6 +94,8 @@ Test(parse, scales) {
     cr_assert(lgb_parse_scales("src:per_dim_023", &a, err, sizeof err) && a.scales[0].mask == 13);
 
     cr_assert_not(lgb_parse_scales("wei:common:1", &a, err, sizeof err));
+    cr_assert(!strncmp(err, LGB_UNIMPL_MARK, strlen(LGB_UNIMPL_MARK)), "%s", err);
+    cr_assert_not(lgb_parse_scales("weights:common:1", &a, err, sizeof err));
     cr_assert(strstr(err, "src or dst"), "%s", err);
     cr_assert_not(lgb_parse_scales("src:per_bogus", &a, err, sizeof err));
     cr_assert(strstr(err, "unknown policy"), "%s", err);
@@ -147,4 +156,57 @@ Test(parse, masks_and_values) {
     cr_assert_float_eq(lgb_scale_value(2.0f, 11), 0.5f, 0);
     cr_assert_eq(lgb_zp_value(3.0f, 0), 3);
     cr_assert_eq(lgb_zp_value(-2.0f, 5), 0);
+}
+
+Test(parse, meta_tags_trimmed_to_rank) {
+    const struct {
+        const char *tag;
+        int nd;
+        const char *want;
+    } t[] = {{"abx", 3, "abx"},        {"abx", 1, "a"},
+             {"abx", 2, "ab"},         {"axb", 1, "a"},
+             {"aBx16b", 1, "a"},       {"aBx16b", 2, "aB16b"},
+             {"ABx16a16b", 1, "A16a"}, {"aBCx16c16b", 2, "aB16b"},
+             {"nchw", 2, "nchw"},      {"x", 1, "x"},
+             {"any", 1, "any"},        {"abcd", 2, "abcd"}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        char out[64];
+        lgb_tag_for_rank(t[i].tag, t[i].nd, out, sizeof out);
+        cr_assert_str_eq(out, t[i].want, "%s on %dD", t[i].tag, t[i].nd);
+    }
+}
+
+Test(parse, named_dims_and_unimplemented_values) {
+    int nd;
+    int64_t d[LG_MAX_NDIMS];
+    cr_assert(lgb_parse_dims("1x96x28x28_n\"net:layer\"", &nd, d) && nd == 4 && d[3] == 28);
+    cr_assert_not(lgb_parse_dims("1x96_x", &nd, d));
+    cr_assert(lgb_dt_out_of_scope("f64") && lgb_dt_out_of_scope("f8_e5m2"));
+    cr_assert_not(lgb_dt_out_of_scope("f33"));
+    lgb_attr_spec a;
+    char err[200];
+    /* benchdnn's binary post-ops are valid, lgraph lacks them: marked. */
+    cr_assert_not(lgb_parse_post_ops("add:f32+mul:f32:per_oc", &a, err, sizeof err));
+    cr_assert(!strncmp(err, LGB_UNIMPL_MARK, strlen(LGB_UNIMPL_MARK)), "%s", err);
+    cr_assert_not(lgb_parse_post_ops("addd:f32", &a, err, sizeof err));
+    cr_assert(strstr(err, "unknown post-op"), "%s", err);
+    lg_binary_alg b;
+    cr_assert(lgb_parse_binary_alg("GE", &b) && b == LG_BINARY_GE);
+    cr_assert(lgb_parse_binary_alg("binary_ne", &b) && b == LG_BINARY_NE);
+}
+
+Test(parse, quant_data_types) {
+    lgb_attr_spec a;
+    char err[200];
+    memset(&a, 0, sizeof a);
+    cr_assert(lgb_parse_scales("src:per_tensor:f32", &a, err, sizeof err), "%s", err);
+    cr_assert(a.scales[0].set && a.scales[0].mask == LGB_MASK_ALL);
+    cr_assert(lgb_parse_zero_points("dst:common:s32", &a, err, sizeof err), "%s", err);
+    cr_assert(a.zps[1].set && a.zps[1].value == 1.0f);
+    const char *no[] = {"src:per_tensor:bf16", "src:per_tensor:f32:8x1", "src:common:f8_e5m2"};
+    for (int i = 0; i < 3; i++) {
+        cr_assert_not(lgb_parse_scales(no[i], &a, err, sizeof err), "%s", no[i]);
+        cr_assert(!strncmp(err, LGB_UNIMPL_MARK, strlen(LGB_UNIMPL_MARK)), "%s", err);
+    }
+    cr_assert_not(lgb_parse_scales("src:common:1:2", &a, err, sizeof err));
 }

@@ -24,7 +24,7 @@ Test(errors, bad_tags) {
     bad_tag(4, d4, LG_F32, "", "empty");
     bad_tag(4, d4, LG_F32, "abcq", "unknown letter 'q'");
     bad_tag(4, d4, LG_F32, "abca", "twice");
-    bad_tag(4, d4, LG_F32, "abcdx", "'x' stands for no dim");
+    bad_tag(4, d4, LG_F32, "abcdex", "names dim 4 but ndims is 4");
     bad_tag(4, d4, LG_F32, "axbx", "'x' twice");
     bad_tag(4, d4, LG_F32, "aBcd16e", "does not name");
     bad_tag(4, d4, LG_F32, "aBcd0b", "block size 0");

@@ -46,6 +46,11 @@ static const struct {
     {"goidhw", "abcdef"},
     {"giodhw", "acbdef"},
     {"dhwigo", "defcab"},
+    {"gowi", "abdc"},
+    {"gohwi", "abdec"},
+    {"godhwi", "abdefc"},
+    {"gOhwi16o", "aBdec16b"}, /* grouped, channels-last inputs, in benchdnn's reorders */
+    {"gOwI16o4i", "aBdC16b4c"},
     {"tnc", "abc"},
     {"ntc", "bac"},
     {"ldnc", "abcd"},
@@ -113,11 +118,27 @@ static const struct {
     int ndims;
     const char *canonical;
 } shorthand[] = {
-    {"abx", 5, "abcde"},    {"abx", 3, "abc"},         {"axb", 4, "acdb"},
-    {"axb", 5, "acdeb"},    {"aBx16b", 5, "aBcde16b"}, {"aBx16b", 3, "aBc16b"},
-    {"xba", 4, "cdba"},     {"xa", 3, "bca"},          {"ax", 2, "ab"},
-    {"aBx8b", 4, "aBcd8b"}, {"Abx16a", 4, "Abcd16a"},  {"axB16b", 4, "acdB16b"},
+    {"abx", 5, "abcde"},
+    {"abx", 3, "abc"},
+    {"axb", 4, "acdb"},
+    {"axb", 5, "acdeb"},
+    {"aBx16b", 5, "aBcde16b"},
+    {"aBx16b", 3, "aBc16b"},
+    {"xba", 4, "cdba"},
+    {"xa", 3, "bca"},
+    {"ax", 2, "ab"},
+    {"aBx8b", 4, "aBcd8b"},
+    {"Abx16a", 4, "Abcd16a"},
+    {"axB16b", 4, "acdB16b"},
     {"x", 1, "a"},
+    /* 'x' may stand for no dim: benchdnn writes abx, axb, aBx16b for every
+     * rank. */
+    {"abx", 2, "ab"},
+    {"axb", 2, "ab"},
+    {"aBCx16c16b", 3, "aBC16c16b"},
+    {"abcdx", 4, "abcd"},
+    {"aBx16b", 2, "aB16b"},
+    {"xa", 1, "a"},
 };
 
 Test(tags, x_shorthand) {

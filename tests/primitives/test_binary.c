@@ -129,13 +129,16 @@ static void run_cases(const bcase *cs, size_t nc, const int64_t *dims, const int
         lg_md s0 = make(4, dims, dt0, cs[c].t0, gaps);
         lg_md s1 = make(4, d1, dt1, cs[c].t1, full ? gaps : gaps_bc);
         lg_md d = make(4, dims, dtd, cs[c].td, gaps);
-        for (int alg = 0; alg < 6; alg++) {
+        for (int alg = 0; alg <= LG_BINARY_NE; alg++) {
             char what[160];
             snprintf(what, sizeof what, "case %zu (%s,%s,%s) %s/%s/%s alg %d", c,
                      cs[c].t0 ? cs[c].t0 : "gaps", cs[c].t1 ? cs[c].t1 : "gaps",
                      cs[c].td ? cs[c].td : "gaps", lg_dtype_str(dt0), lg_dtype_str(dt1),
                      lg_dtype_str(dtd), alg);
-            check(alg, &s0, &s1, &d, cs[c].path, &r, what);
+            /* s8 / u8 operands always take the generic path. */
+            bool ints = dt0 == LG_S8 || dt0 == LG_U8 || dt1 == LG_S8 || dt1 == LG_U8 ||
+                        dtd == LG_S8 || dtd == LG_U8;
+            check(alg, &s0, &s1, &d, ints ? NULL : cs[c].path, &r, what);
         }
     }
 }
@@ -170,6 +173,67 @@ static const bcase cases[] = {
     {NULL, NULL, NULL, FULL, NULL},                           /* gaps everywhere */
     {NULL, "nchw", "nChw16c", PC, NULL},
 };
+
+Test(binary, s8_u8_operands) {
+    int64_t dims[4] = {2, 40, 3, 3};
+    size_t n = sizeof cases / sizeof cases[0];
+    run_cases(cases, n, dims, gaps_small, LG_S8, LG_U8, LG_S8, 21);
+    run_cases(cases, n, dims, gaps_small, LG_U8, LG_F32, LG_U8, 22);
+    run_cases(cases, n, dims, gaps_small, LG_F32, LG_S8, LG_BF16, 23);
+}
+
+/* src1 "any" takes src0's tag on src1's dims (row-major when src0 has no
+ * tag), and the kernel then computes as with that layout given. */
+Test(binary, src1_any) {
+    int64_t dims[4] = {2, 20, 3, 5}, pc[4] = {1, 20, 1, 1}, st[4] = {700, 30, 10, 1};
+    const struct {
+        const char *t0; /* NULL: strided */
+        const int64_t *d1;
+        const char *want, *path;
+    } c[] = {{"nChw16c", pc, "aBcd16b", "bcast_channel"},
+             {"nhwc", dims, "acdb", "same_layout"},
+             {NULL, pc, "abcd", NULL},
+             {"nchw", pc, "abcd", "bcast_channel"}};
+    lg_rng r = {31};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        lg_md s0 = make(4, dims, LG_F32, c[i].t0, st), any, got, want;
+        cr_assert_eq(lg_md_init_tag(&any, 4, c[i].d1, LG_F32, "any"), LG_OK);
+        lg_kernel *k;
+        cr_assert_eq(lg_binary_create(&k, LG_BINARY_GE, &s0, &any, &s0), LG_OK, "%s",
+                     lg_last_error());
+        cr_assert_eq(lg_kernel_query_md(k, LG_ARG_SRC + 1, &got), LG_OK);
+        cr_assert_eq(lg_md_init_tag(&want, 4, c[i].d1, LG_F32, c[i].want), LG_OK);
+        cr_assert(lg_md_equal(&got, &want), "case %zu: src1 'any' is not %s", i, c[i].want);
+        lg_kernel_destroy(k);
+        check(LG_BINARY_GE, &s0, &want, &s0, c[i].path, &r, "src1 any");
+    }
+}
+
+Test(binary, comparisons_by_hand) {
+    int64_t dims[2] = {1, 6};
+    lg_md m;
+    cr_assert_eq(lg_md_init_tag(&m, 2, dims, LG_F32, "ab"), LG_OK);
+    const float a[6] = {1, 2, 3, NAN, -0.0f, INFINITY}, b[6] = {2, 2, 2, 1, 0.0f, INFINITY};
+    /* ge gt le lt eq ne, per element */
+    const float want[6][6] = {{0, 1, 1, 0, 1, 1}, {0, 0, 1, 0, 0, 0}, {1, 1, 0, 0, 1, 1},
+                              {1, 0, 0, 0, 0, 0}, {0, 1, 0, 0, 1, 1}, {1, 0, 1, 1, 0, 0}};
+    for (int isa = 0; isa <= (int)lg__cpu_isa_hw(); isa++) {
+        lg__cpu_set_isa_cap(isa);
+        for (int alg = LG_BINARY_GE; alg <= LG_BINARY_NE; alg++) {
+            lg_kernel *k;
+            cr_assert_eq(lg_binary_create(&k, alg, &m, &m, &m), LG_OK);
+            float d[6];
+            lg_arg args[3] = {
+                {LG_ARG_SRC, (void *)a}, {LG_ARG_SRC + 1, (void *)b}, {LG_ARG_DST, d}};
+            cr_assert_eq(lg_kernel_execute(k, 3, args), LG_OK);
+            for (int i = 0; i < 6; i++)
+                cr_assert(d[i] == want[alg - LG_BINARY_GE][i], "isa %d alg %d [%d]: %g", isa, alg,
+                          i, (double)d[i]);
+            lg_kernel_destroy(k);
+        }
+    }
+    lg__cpu_set_isa_cap(-1);
+}
 
 Test(binary, f32_small_all_cases) {
     int64_t dims[4] = {2, 40, 3, 3};
@@ -258,7 +322,7 @@ Test(binary, hand_values_and_dst_any) {
     };
     for (int isa = 0; isa <= (int)lg__cpu_isa_hw(); isa++) {
         lg__cpu_set_isa_cap(isa);
-        for (int alg = 0; alg < 6; alg++) {
+        for (int alg = 0; alg < 6; alg++) { /* the comparisons: comparisons_by_hand */
             lg_kernel *k;
             cr_assert_eq(lg_binary_create(&k, alg, &s0, &s1, &s0), LG_OK);
             float d[6];
@@ -293,12 +357,12 @@ static void expect_error(lg_status got, lg_status want, const char *word) {
 
 Test(binary, bad_inputs) {
     int64_t dims[4] = {2, 3, 4, 5}, bad[4] = {2, 2, 4, 5}, d3[3] = {2, 3, 4};
-    lg_md m, any, zero, wrong, m3, s8, bc;
+    lg_md m, any, zero, wrong, m3, s8, bc; /* s8: an s32 md, a type binary does not take */
     lg_md_init_tag(&m, 4, dims, LG_F32, "nchw");
     lg_md_init_tag(&any, 4, dims, LG_F32, "any");
     lg_md_init_tag(&wrong, 4, bad, LG_F32, "nchw");
     lg_md_init_tag(&m3, 3, d3, LG_F32, "abc");
-    lg_md_init_tag(&s8, 4, dims, LG_S8, "nchw");
+    lg_md_init_tag(&s8, 4, dims, LG_S32, "nchw");
     int64_t one[4] = {1, 3, 1, 5};
     lg_md_init_tag(&bc, 4, one, LG_F32, "nchw");
     memset(&zero, 0, sizeof zero);
@@ -315,9 +379,7 @@ Test(binary, bad_inputs) {
                  "dst md is not initialised");
     expect_error(lg_binary_create(&k, LG_BINARY_ADD, &any, &m, &m), LG_INVALID_ARGUMENT,
                  "src0 md is 'any'");
-    expect_error(lg_binary_create(&k, LG_BINARY_ADD, &m, &any, &m), LG_INVALID_ARGUMENT,
-                 "src1 md is 'any'");
-    expect_error(lg_binary_create(&k, (lg_binary_alg)6, &m, &m, &m), LG_INVALID_ARGUMENT, "alg");
+    expect_error(lg_binary_create(&k, (lg_binary_alg)12, &m, &m, &m), LG_INVALID_ARGUMENT, "alg");
     expect_error(lg_binary_create(&k, (lg_binary_alg)-1, &m, &m, &m), LG_INVALID_ARGUMENT, "alg");
     expect_error(lg_binary_create(&k, LG_BINARY_ADD, &m, &m3, &m), LG_INVALID_ARGUMENT, "src1");
     expect_error(lg_binary_create(&k, LG_BINARY_ADD, &m, &m, &m3), LG_INVALID_ARGUMENT, "dst");

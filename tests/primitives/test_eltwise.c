@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NALGS 16
+#define NALGS 21
 
 typedef struct layout {
     const char *name;
@@ -54,6 +54,9 @@ static float random_value(lg_rng *r, int alg, lg_dtype dt) {
     switch (alg) {
     case LG_ELTWISE_EXP:
         return lg_rng_float(r, -110.0f, 95.0f);
+    case LG_ELTWISE_ROUND: /* half the values ties */
+        if (lg_rng_int(r, 0, 1)) return 0.5f * (float)lg_rng_int(r, -40, 40);
+        return lg_rng_float(r, -12.0f, 12.0f);
     case LG_ELTWISE_LOG:
     case LG_ELTWISE_SQRT:
         return ldexpf(lg_rng_float(r, -0.05f, 1.0f), (int)lg_rng_int(r, -140, 120));
@@ -124,13 +127,15 @@ static void compare(const lg_md *md, const void *got, const void *want, double b
     }
 }
 
-static const float alphas[NALGS] = {0.1f, 1.5f, 0, 0, 0,    0,     1.25f,    0,
-                                    0,    0,    0, 0, 2.5f, -1.5f, 1.0f / 6, 0.2f};
-static const float betas[NALGS] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -0.75f, 4.0f, 0.5f, 0.5f};
+/* ... pow, clip_v2, round, mish, soft_relu last. */
+static const float alphas[NALGS] = {0.1f, 1.5f, 0,     0,        0,    0,      1.25f, 0, 0, 0,   0,
+                                    0,    2.5f, -1.5f, 1.0f / 6, 0.2f, -0.75f, -1.5f, 0, 0, 0.5f};
+static const float betas[NALGS] = {0, 0,      0,    0,    0,    0,    0,    0, 0, 0, 0,
+                                   0, -0.75f, 4.0f, 0.5f, 0.5f, 1.5f, 4.0f, 0, 0, 0};
 
 static bool int_alg(int alg) {
     return alg == LG_ELTWISE_RELU || alg == LG_ELTWISE_LINEAR || alg == LG_ELTWISE_CLIP ||
-           alg == LG_ELTWISE_ABS;
+           alg == LG_ELTWISE_ABS || alg == LG_ELTWISE_CLIP_V2 || alg == LG_ELTWISE_ROUND;
 }
 
 /* One problem at the current ISA cap: out of place over garbage dst, and in
@@ -364,6 +369,21 @@ Test(eltwise, hand_values) {
         {LG_ELTWISE_HARDSWISH, 1.0f / 6, 0.5f, 4.0f, 4.0f},
         {LG_ELTWISE_HARDSIGMOID, 1.0f / 6, 0.5f, -4.0f, 0.0f},
         {LG_ELTWISE_HARDSIGMOID, 1.0f / 6, 0.5f, 1.0f, 0.66666669f},
+        {LG_ELTWISE_POW, 2.0f, 3.0f, -1.5f, -6.75f},
+        {LG_ELTWISE_POW, 0.5f, 0.5f, 4.0f, 1.0f},
+        {LG_ELTWISE_POW, 3.0f, 0.0f, -7.0f, 3.0f}, /* x^0 = 1 */
+        {LG_ELTWISE_CLIP_V2, -1.0f, 2.0f, 5.0f, 2.0f},
+        {LG_ELTWISE_CLIP_V2, -1.0f, 2.0f, -5.0f, -1.0f},
+        {LG_ELTWISE_ROUND, 0, 0, 2.5f, 2.0f}, /* ties to even */
+        {LG_ELTWISE_ROUND, 0, 0, -3.5f, -4.0f},
+        {LG_ELTWISE_ROUND, 0, 0, 1.25f, 1.0f},
+        {LG_ELTWISE_MISH, 0, 0, 1.0f, 0.86509839f},   /* tanh(ln(1 + e)) */
+        {LG_ELTWISE_MISH, 0, 0, -2.0f, -0.25250148f}, /* -2 tanh(ln(1 + e^-2)) */
+        {LG_ELTWISE_MISH, 0, 0, 100.0f, 100.0f},
+        {LG_ELTWISE_SOFT_RELU, 1.0f, 0, 0.0f, 0.69314718f},   /* ln 2 */
+        {LG_ELTWISE_SOFT_RELU, 0.5f, 0, 2.0f, 2.6265233f},    /* 2 ln(1 + e) */
+        {LG_ELTWISE_SOFT_RELU, -1.0f, 0, 1.0f, -0.31326169f}, /* -ln(1 + e^-1) */
+        {LG_ELTWISE_SOFT_RELU, 1.0f, 0, 200.0f, 200.0f},
     };
     int64_t dims[1] = {1};
     lg_md md;
@@ -454,6 +474,8 @@ Test(eltwise, bad_inputs) {
                  "alg");
     expect_error(lg_eltwise_create(&k, (lg_eltwise_alg)-1, 0, 0, &md, NULL), LG_INVALID_ARGUMENT,
                  "alg");
+    expect_error(lg_eltwise_create(&k, LG_ELTWISE_SOFT_RELU, 0, 0, &md, NULL), LG_INVALID_ARGUMENT,
+                 "alpha");
     expect_error(lg_eltwise_create(&k, LG_ELTWISE_RELU, 0, 0, &md, &zero), LG_INVALID_ARGUMENT,
                  "dst md is not initialised");
     expect_error(lg_eltwise_create(&k, LG_ELTWISE_RELU, 0, 0, &md, &wrong), LG_INVALID_ARGUMENT,
@@ -470,6 +492,8 @@ Test(eltwise, bad_inputs) {
         lg_md_init_tag(&im, 4, dims, ints[i], "nchw");
         expect_error(lg_eltwise_create(&k, LG_ELTWISE_TANH, 0, 0, &im, NULL), LG_UNIMPLEMENTED,
                      "tanh");
+        expect_error(lg_eltwise_create(&k, LG_ELTWISE_MISH, 0, 0, &im, NULL), LG_UNIMPLEMENTED,
+                     "mish");
         cr_assert_eq(lg_eltwise_create(&k, LG_ELTWISE_CLIP, 0, 0, &im, NULL), LG_OK);
         lg_kernel_destroy(k);
     }

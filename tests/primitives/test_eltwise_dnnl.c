@@ -1,6 +1,6 @@
 /* Cross-checks against oneDNN (2.6): eltwise f32 in nchw and nChw16c (with a
- * channel tail) for every algorithm oneDNN 2.6 has, and binary add / mul with
- * per-channel and scalar broadcast.
+ * channel tail) for every algorithm oneDNN 2.6 has, binary add / mul with
+ * per-channel and scalar broadcast, and the binary comparisons.
  *
  * Tolerance: ours is within LG_ELT_ULP_* of the exact function, oneDNN's
  * jit kernels have their own approximation error, so the comparison allows
@@ -65,6 +65,13 @@ static const ecase ecases[] = {
     {LG_ELTWISE_LINEAR, dnnl_eltwise_linear, 2.5f, -0.75f, -10, 10, 1, 0},
     {LG_ELTWISE_CLIP, dnnl_eltwise_clip, -1.5f, 4.0f, -10, 10, 0, 0},
     {LG_ELTWISE_HARDSWISH, dnnl_eltwise_hardswish, 1.0f / 6, 0.5f, -5, 5, 2, 0x1p-24},
+    {LG_ELTWISE_POW, dnnl_eltwise_pow, 1.5f, 3.0f, -10, 10, 8, 0},
+    {LG_ELTWISE_POW, dnnl_eltwise_pow, -0.25f, 0.5f, 0, 100, 8, 0},
+    {LG_ELTWISE_CLIP_V2, dnnl_eltwise_clip_v2, -1.5f, 4.0f, -10, 10, 0, 0},
+    {LG_ELTWISE_ROUND, dnnl_eltwise_round, 0, 0, -10, 10, 0, 0},
+    {LG_ELTWISE_MISH, dnnl_eltwise_mish, 0, 0, -20, 20, 8, 0x1p-21},
+    /* oneDNN 2.6's soft_relu has no alpha: lgraph's at alpha 1. */
+    {LG_ELTWISE_SOFT_RELU, dnnl_eltwise_soft_relu, 1.0f, 0, -20, 20, 8, 0x1p-21},
 };
 
 static double ulp_of(float v) {
@@ -158,13 +165,17 @@ static void run_binary(lg_binary_alg alg, dnnl_alg_kind_t dalg, const char *tag,
     cr_assert_eq(lg_md_init_tag(&m1, 4, s1, LG_F32, "nchw"), LG_OK);
     size_t sz = lg_md_size(&m0), sz1 = lg_md_size(&m1);
     float *a = calloc(sz / 4, 4), *b = malloc(sz1), *ours = malloc(sz), *theirs = malloc(sz);
+    /* Comparisons on small integers, so that every outcome (ties too) occurs. */
+    bool cmp = alg >= LG_BINARY_GE;
     int64_t idx[4];
     for (idx[0] = 0; idx[0] < 2; idx[0]++)
         for (idx[1] = 0; idx[1] < 40; idx[1]++)
             for (idx[2] = 0; idx[2] < 7; idx[2]++)
                 for (idx[3] = 0; idx[3] < 7; idx[3]++)
-                    a[lg_md_offset(&m0, idx)] = lg_rng_float(r, -10, 10);
-    for (size_t i = 0; i < sz1 / 4; i++) b[i] = lg_rng_float(r, -10, 10);
+                    a[lg_md_offset(&m0, idx)] =
+                        cmp ? (float)lg_rng_int(r, -3, 3) : lg_rng_float(r, -10, 10);
+    for (size_t i = 0; i < sz1 / 4; i++)
+        b[i] = cmp ? (float)lg_rng_int(r, -3, 3) : lg_rng_float(r, -10, 10);
     dnnl_memory_desc_t d0, d1;
     dnnl_dims_t dd = {2, 40, 7, 7}, ds1 = {s1[0], s1[1], s1[2], s1[3]};
     DN(dnnl_memory_desc_init_by_tag(&d0, 4, dd, dnnl_f32, dtag));
@@ -190,9 +201,19 @@ static void run_binary(lg_binary_alg alg, dnnl_alg_kind_t dalg, const char *tag,
         memset(ours, 0xff, sz);
         lg_arg args[3] = {{LG_ARG_SRC, a}, {LG_ARG_SRC + 1, b}, {LG_ARG_DST, ours}};
         cr_assert_eq(lg_kernel_execute(k, 3, args), LG_OK);
-        /* oneDNN may leave dst's padding alone (we zeroed it first); ours zeroes it. */
-        cr_assert(memcmp(ours, theirs, sz) == 0, "binary alg %d %s isa %d (%s) differs", alg, tag,
-                  isa, lg_kernel_impl(k));
+        /* oneDNN may leave dst's padding alone (we zeroed it first), or
+         * compute it (a comparison of zeros gives 1 there); ours zeroes it:
+         * the logical elements are compared. */
+        for (idx[0] = 0; idx[0] < 2; idx[0]++)
+            for (idx[1] = 0; idx[1] < 40; idx[1]++)
+                for (idx[2] = 0; idx[2] < 7; idx[2]++)
+                    for (idx[3] = 0; idx[3] < 7; idx[3]++) {
+                        int64_t o = lg_md_offset(&m0, idx);
+                        cr_assert(memcmp(&ours[o], &theirs[o], 4) == 0,
+                                  "binary alg %d %s isa %d (%s) [%lld]: ours %g, oneDNN %g", alg,
+                                  tag, isa, lg_kernel_impl(k), (long long)o, (double)ours[o],
+                                  (double)theirs[o]);
+                    }
         lg_kernel_destroy(k);
     }
     lg__cpu_set_isa_cap(-1);
@@ -205,6 +226,19 @@ static void run_binary(lg_binary_alg alg, dnnl_alg_kind_t dalg, const char *tag,
     free(b);
     free(ours);
     free(theirs);
+}
+
+Test(dnnl_binary, comparisons, .init = setup, .fini = teardown) {
+    lg_rng r = {4};
+    const int64_t pc[4] = {1, 40, 1, 1}, full[4] = {2, 40, 7, 7};
+    const lg_binary_alg algs[6] = {LG_BINARY_GE, LG_BINARY_GT, LG_BINARY_LE,
+                                   LG_BINARY_LT, LG_BINARY_EQ, LG_BINARY_NE};
+    const dnnl_alg_kind_t dalgs[6] = {dnnl_binary_ge, dnnl_binary_gt, dnnl_binary_le,
+                                      dnnl_binary_lt, dnnl_binary_eq, dnnl_binary_ne};
+    for (int i = 0; i < 6; i++) {
+        run_binary(algs[i], dalgs[i], "nchw", dnnl_nchw, full, &r);
+        run_binary(algs[i], dalgs[i], "nChw16c", dnnl_nChw16c, pc, &r);
+    }
 }
 
 Test(dnnl_binary, add_mul_broadcast, .init = setup, .fini = teardown) {

@@ -14,8 +14,9 @@
  * s32 -> f16/bf16, s8/u8 -> f16; zero points with a mask other than 0
  * (dnnl_primitive_attr_set_zero_points fails); per-argument scales
  * (dnnl_primitive_attr_set_scales: unimplemented for DNNL_ARG_SRC, invalid for
- * DNNL_ARG_DST). The test checks that these are still rejected, so that a
- * newer oneDNN that accepts them shows up here.
+ * DNNL_ARG_DST). Any other rejection fails the test; one of these that a
+ * CPU or a newer oneDNN accepts is compared like the rest and logged (the
+ * set depends on the machine, so it may not fail the test).
  *
  * On ordinary data (finite values in the ranges a quantised network sees,
  * .5 ties and saturation included) every output must equal oneDNN's. Where
@@ -511,10 +512,15 @@ static void run_layouts(const layout *ls, int n, uint64_t seed) {
                         cr_assert(ok || documented, "oneDNN rejects %s %s -> %s %s, %s",
                                   lg_dtype_str(lg_types[si]), ls[l].stag,
                                   lg_dtype_str(lg_types[di]), ls[l].dtag, attr_sets[a].name);
-                        cr_assert(!ok || !documented,
-                                  "oneDNN now accepts %s %s -> %s %s, %s: update the test",
-                                  lg_dtype_str(lg_types[si]), ls[l].stag,
-                                  lg_dtype_str(lg_types[di]), ls[l].dtag, attr_sets[a].name);
+                        /* Which pairs oneDNN takes depends on the CPU
+                         * (its jit reorders add bf16 / f16 pairs on
+                         * AVX-512 BF16 / FP16 machines) and on its
+                         * version: an accepted pair was compared above
+                         * like any other, so it is only noted. */
+                        if (ok && documented)
+                            cr_log_info("oneDNN accepts %s %s -> %s %s, %s here (compared)",
+                                        lg_dtype_str(lg_types[si]), ls[l].stag,
+                                        lg_dtype_str(lg_types[di]), ls[l].dtag, attr_sets[a].name);
                         if (!ok) break;
                     }
             }

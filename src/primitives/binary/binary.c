@@ -9,7 +9,8 @@
  *  - same_layout: src0, src1 and dst with one layout and the same dims,
  *    dense: one vector loop over the physical buffers, split across threads
  *    in 64-byte pieces. Padding holds zeros in both sources and 0 op 0 = +0
- *    for every algorithm but div, whose padding is zeroed again afterwards.
+ *    for every algorithm but div, ge, le and eq, whose padding is zeroed
+ *    again afterwards.
  *  - bcast_channel: src0 and dst in one layout, "abx" (nchw-like) or
  *    "aBx<k>b" (nChw16c-like); src1 of dims 1 x C x 1 ... (per-channel)
  *    or all 1 (scalar), any layout. Each (n, channel block) row of S * k
@@ -22,7 +23,8 @@
  *  - bcast_scalar: src1 a single value, src0 and dst one dense layout that
  *    bcast_channel does not take: a tile of that value against the whole
  *    buffer; the padding is zeroed again afterwards.
- *  - generic: anything else (other layouts, other broadcasts): per-dim
+ *  - generic: anything else (other layouts, other broadcasts, s8 / u8
+ *    operands): per-dim
  *    offset tables (layout.h), scalar, split across threads by rows of the
  *    last dim, then dst's padding zeroed. */
 #include "primitives/binary/binary.h"
@@ -77,8 +79,9 @@ typedef struct binary_data {
 enum { SLOT_SRC0, SLOT_SRC1, SLOT_DST };
 
 static const char *alg_name(int alg) {
-    static const char *const names[] = {"add", "sub", "mul", "div", "min", "max"};
-    return alg >= 0 && alg < 6 ? names[alg] : "unknown";
+    static const char *const names[] = {"add", "sub", "mul", "div", "min", "max",
+                                        "ge",  "gt",  "le",  "lt",  "eq",  "ne"};
+    return alg >= 0 && alg < (int)(sizeof names / sizeof names[0]) ? names[alg] : "unknown";
 }
 
 const char *lg__binary_alg_str(int alg) {
@@ -360,6 +363,10 @@ static lg_status plan_last(binary_data *b, int64_t period, int64_t pixels) {
 }
 
 /* Choose the path; *path names it (NULL: generic). */
+static bool is_float(lg_dtype dt) {
+    return dt == LG_F32 || dt == LG_BF16 || dt == LG_F16;
+}
+
 static lg_status plan(binary_data *b, lg__isa isa, const char **path) {
     const lg__binary_pd *pd = &b->pd;
     const lg_md *m0 = &pd->src0, *m1 = &pd->src1, *md = &pd->dst;
@@ -374,13 +381,16 @@ static lg_status plan(binary_data *b, lg__isa isa, const char **path) {
         if (m1->dims[d] != 1) scalar = false;
     }
     int64_t C = nd >= 2 ? md->dims[1] : 1;
+    /* s8 / u8 operands take the generic path (convert.h's saturating
+     * conversions, element by element). */
+    bool fast = is_float(m0->dtype) && is_float(m1->dtype) && is_float(md->dtype);
     int64_t k = s0_is_dst && per_channel && !channels_last(md) ? channel_block(md) : 0;
-    if (s0_is_dst && same_layout(m1, md) && lg__md_is_dense(md)) {
+    if (fast && s0_is_dst && same_layout(m1, md) && lg__md_is_dense(md)) {
         b->mode = MODE_SAME;
         b->n = lg__md_nelems_padded(md);
         *path = "same_layout";
-        pad = pad && pd->alg == LG_BINARY_DIV;
-    } else if (k > 0) {
+        pad = pad && lg__binary_fwd(pd->alg, 0.0f, 0.0f) != 0.0f; /* div (NaN), ge, le, eq */
+    } else if (fast && k > 0) {
         b->mode = MODE_CHANNEL;
         b->k = k;
         b->cblocks = md->padded_dims[1] / k;
@@ -389,12 +399,12 @@ static lg_status plan(binary_data *b, lg__isa isa, const char **path) {
         for (int d = 2; d < nd; d++) b->len *= md->dims[d];
         *path = "bcast_channel";
         pad = false; /* the kernel writes the padded channels as +0 */
-    } else if (s0_is_dst && per_channel && !scalar && channels_last(md) && C > 0 &&
+    } else if (fast && s0_is_dst && per_channel && !scalar && channels_last(md) && C > 0 &&
                (C <= TILE || (m1->dtype == LG_F32 && m1->blocking.strides[1] == 1 &&
                               m1->blocking.inner_nblks == 0))) {
         LG_CHECK(plan_last(b, C, lg__md_nelems(md) / C));
         *path = "bcast_last";
-    } else if (s0_is_dst && scalar && lg__md_is_dense(md)) {
+    } else if (fast && s0_is_dst && scalar && lg__md_is_dense(md)) {
         LG_CHECK(plan_last(b, 1, lg__md_nelems_padded(md)));
         *path = "bcast_scalar"; /* the padding is zeroed below */
     } else {
@@ -458,7 +468,7 @@ static lg_status build_binary(const void *problem, lg_kernel **out) {
 }
 
 static bool dtype_ok(lg_dtype dt) {
-    return dt == LG_F32 || dt == LG_BF16 || dt == LG_F16;
+    return is_float(dt) || dt == LG_S8 || dt == LG_U8;
 }
 
 lg_status lg_binary_create(lg_kernel **k, lg_binary_alg alg, const lg_md *src0, const lg_md *src1,
@@ -470,10 +480,10 @@ lg_status lg_binary_create(lg_kernel **k, lg_binary_alg alg, const lg_md *src0, 
         char what[16];
         snprintf(what, sizeof what, "%s md", names[i]);
         LG_CHECK(lg__md_check(mds[i], __func__, what));
-        if (i < 2 && lg_md_is_any(mds[i]))
+        if (i == 0 && lg_md_is_any(mds[i]))
             return LG_ERROR(LG_INVALID_ARGUMENT, "%s md is 'any'", names[i]);
     }
-    if ((int)alg < LG_BINARY_ADD || (int)alg > LG_BINARY_MAX)
+    if ((int)alg < LG_BINARY_ADD || (int)alg > LG_BINARY_NE)
         return LG_ERROR(LG_INVALID_ARGUMENT, "alg %d is not an lg_binary_alg", (int)alg);
     if (src1->ndims != src0->ndims || dst->ndims != src0->ndims)
         return LG_ERROR(LG_INVALID_ARGUMENT, "%s has %d dims, src0 %d",
@@ -490,12 +500,31 @@ lg_status lg_binary_create(lg_kernel **k, lg_binary_alg alg, const lg_md *src0, 
     }
     for (int i = 0; i < 3; i++)
         if (!dtype_ok(mds[i]->dtype))
-            return LG_ERROR(LG_UNIMPLEMENTED, "%s data type %s: binary takes f32, bf16 and f16",
-                            names[i], lg_dtype_str(mds[i]->dtype));
+            return LG_ERROR(LG_UNIMPLEMENTED,
+                            "%s data type %s: binary takes f32, bf16, f16, s8 and u8", names[i],
+                            lg_dtype_str(mds[i]->dtype));
     lg__binary_pd pd;
     memset(&pd, 0, sizeof pd);
     lg__md_canon(src0, &pd.src0);
-    lg__md_canon(src1, &pd.src1);
+    if (lg_md_is_any(src1)) {
+        /* src0's tag on src1's dims (oneDNN's choice), or plain row-major
+         * when src0's layout is not a tag's (strides). */
+        char tag[2 * LG_TAG_MAX + 2];
+        lg_md m1;
+        if (lg_md_tag(src0, tag, sizeof tag) != LG_OK ||
+            lg_md_init_tag(&m1, src1->ndims, src1->dims, src1->dtype, tag) != LG_OK) {
+            int64_t st[LG_MAX_NDIMS], s = 1;
+            for (int d = src1->ndims - 1; d >= 0; d--) {
+                st[d] = s;
+                s *= src1->dims[d] ? src1->dims[d] : 1;
+            }
+            if (lg_md_init_strides(&m1, src1->ndims, src1->dims, src1->dtype, st) != LG_OK)
+                return LG_ERROR(LG_INVALID_ARGUMENT, "src1 'any': %s", lg_last_error());
+        }
+        lg__md_canon(&m1, &pd.src1);
+    } else {
+        lg__md_canon(src1, &pd.src1);
+    }
     if (lg_md_is_any(dst)) {
         lg__md_canon(src0, &pd.dst);
         pd.dst.dtype = dst->dtype;

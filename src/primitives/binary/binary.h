@@ -17,7 +17,9 @@ typedef struct lg__binary_pd {
 
 /* The scalar truth for one element, one f32 operation:
  *   add a + b, sub a - b, mul a * b, div a / b,
- *   min a < b ? a : b, max a > b ? a : b (x86 minps / maxps: b when either is NaN). */
+ *   min a < b ? a : b, max a > b ? a : b (x86 minps / maxps: b when either is NaN);
+ *   ge, gt, le, lt, eq: 1 where a (op) b holds, else 0 (0 on NaN); ne: 1 where
+ *   a != b (1 on NaN), else 0. */
 static inline float lg__binary_fwd(int alg, float a, float b) {
     switch ((lg_binary_alg)alg) {
     case LG_BINARY_ADD:
@@ -32,6 +34,18 @@ static inline float lg__binary_fwd(int alg, float a, float b) {
         return a < b ? a : b;
     case LG_BINARY_MAX:
         return a > b ? a : b;
+    case LG_BINARY_GE:
+        return a >= b ? 1.0f : 0.0f;
+    case LG_BINARY_GT:
+        return a > b ? 1.0f : 0.0f;
+    case LG_BINARY_LE:
+        return a <= b ? 1.0f : 0.0f;
+    case LG_BINARY_LT:
+        return a < b ? 1.0f : 0.0f;
+    case LG_BINARY_EQ:
+        return a == b ? 1.0f : 0.0f;
+    case LG_BINARY_NE:
+        return a != b ? 1.0f : 0.0f;
     }
     return a;
 }

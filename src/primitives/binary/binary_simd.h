@@ -13,6 +13,26 @@
 
 #include "primitives/binary/binary.h"
 
+/* Comparisons: 1.0 where the predicate holds, +0 elsewhere. */
+static inline vec v_cmp_ge(vec a, vec b) {
+    return v_keep(v_ge(a, b), v_set1(1.0f));
+}
+static inline vec v_cmp_gt(vec a, vec b) {
+    return v_keep(v_gt(a, b), v_set1(1.0f));
+}
+static inline vec v_cmp_le(vec a, vec b) {
+    return v_keep(v_le(a, b), v_set1(1.0f));
+}
+static inline vec v_cmp_lt(vec a, vec b) {
+    return v_keep(v_gt(b, a), v_set1(1.0f));
+}
+static inline vec v_cmp_eq(vec a, vec b) {
+    return v_keep(v_eq(a, b), v_set1(1.0f));
+}
+static inline vec v_cmp_ne(vec a, vec b) {
+    return v_keep(v_ne(a, b), v_set1(1.0f));
+}
+
 /* A switch over the algorithm around LOOP(OP), OP a vector operation. */
 #define BY_ALG(LOOP)                                                                               \
     switch ((lg_binary_alg)alg) {                                                                  \
@@ -33,6 +53,24 @@
         break;                                                                                     \
     case LG_BINARY_MAX:                                                                            \
         LOOP(v_max);                                                                               \
+        break;                                                                                     \
+    case LG_BINARY_GE:                                                                             \
+        LOOP(v_cmp_ge);                                                                            \
+        break;                                                                                     \
+    case LG_BINARY_GT:                                                                             \
+        LOOP(v_cmp_gt);                                                                            \
+        break;                                                                                     \
+    case LG_BINARY_LE:                                                                             \
+        LOOP(v_cmp_le);                                                                            \
+        break;                                                                                     \
+    case LG_BINARY_LT:                                                                             \
+        LOOP(v_cmp_lt);                                                                            \
+        break;                                                                                     \
+    case LG_BINARY_EQ:                                                                             \
+        LOOP(v_cmp_eq);                                                                            \
+        break;                                                                                     \
+    case LG_BINARY_NE:                                                                             \
+        LOOP(v_cmp_ne);                                                                            \
         break;                                                                                     \
     }
 

@@ -60,8 +60,9 @@ typedef struct eltwise_data {
 
 static const char *alg_name(int alg) {
     static const char *const names[] = {
-        "relu", "elu", "tanh", "logistic", "gelu_tanh", "gelu_erf", "swish",     "exp",
-        "log",  "abs", "sqrt", "square",   "linear",    "clip",     "hardswish", "hardsigmoid"};
+        "relu",      "elu",         "tanh", "logistic", "gelu_tanh", "gelu_erf", "swish",
+        "exp",       "log",         "abs",  "sqrt",     "square",    "linear",   "clip",
+        "hardswish", "hardsigmoid", "pow",  "clip_v2",  "round",     "mish",     "soft_relu"};
     return alg >= 0 && alg < (int)(sizeof names / sizeof names[0]) ? names[alg] : "unknown";
 }
 
@@ -75,9 +76,12 @@ static int alg_params(int alg) {
     case LG_ELTWISE_RELU:
     case LG_ELTWISE_ELU:
     case LG_ELTWISE_SWISH:
+    case LG_ELTWISE_SOFT_RELU:
         return 1;
     case LG_ELTWISE_LINEAR:
     case LG_ELTWISE_CLIP:
+    case LG_ELTWISE_CLIP_V2:
+    case LG_ELTWISE_POW:
     case LG_ELTWISE_HARDSWISH:
     case LG_ELTWISE_HARDSIGMOID:
         return 3;
@@ -97,6 +101,10 @@ static int alg_cost(int alg) {
     case LG_ELTWISE_EXP:
     case LG_ELTWISE_LOG:
         return 12;
+    case LG_ELTWISE_POW:
+    case LG_ELTWISE_MISH:
+    case LG_ELTWISE_SOFT_RELU:
+        return 40; /* libm in double, lane by lane */
     default:
         return 1;
     }
@@ -308,6 +316,9 @@ lg_status lg_eltwise_create(lg_kernel **k, lg_eltwise_alg alg, float alpha, floa
                             "dst md differs from src md (eltwise keeps dims, type and layout)");
         }
     }
+    if (alg == LG_ELTWISE_SOFT_RELU && !(alpha != 0.0f))
+        return LG_ERROR(LG_INVALID_ARGUMENT, "alg soft_relu divides by alpha, which is %g",
+                        (double)alpha);
     lg_dtype dt = src->dtype;
     if (dt == LG_F8_E4M3 || dt == LG_F8_E5M2)
         return LG_ERROR(LG_UNIMPLEMENTED,
@@ -316,7 +327,8 @@ lg_status lg_eltwise_create(lg_kernel **k, lg_eltwise_alg alg, float alpha, floa
                         lg_dtype_str(dt));
     if (dt != LG_F32 && dt != LG_BF16 && dt != LG_F16 && !ints)
         return LG_ERROR(LG_UNIMPLEMENTED,
-                        "alg %s on %s src: integer types take relu, linear, clip and abs only",
+                        "alg %s on %s src: integer types take relu, linear, clip, clip_v2, abs "
+                        "and round only",
                         alg_name((int)alg), lg_dtype_str(dt));
     lg__eltwise_pd pd;
     memset(&pd, 0, sizeof pd);

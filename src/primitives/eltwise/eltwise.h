@@ -56,9 +56,13 @@ LG_INTERNAL const char *lg__eltwise_alg_str(int alg);
  *                                                  s > beta ? beta : s
  *   hardsigmoid v = alpha x + beta; v <= 0 ? 0 : v >= 1 ? 1 : v
  *   hardswish  x hardsigmoid(x)
+ *   pow        alpha x^beta, mish x tanh(softplus(x)), soft_relu softplus(alpha x) / alpha:
+ *              each in double (softplus(v) = ln(1 + e^v)), rounded to f32 once
+ *   clip_v2    as clip                     round   nearbyintf(x) (ties to even)
  * Each product and sum is one f32 operation, left to right, never fused: the
  * SIMD kernels perform the same operations, so every algorithm without a
- * transcendental call matches bit for bit. */
+ * transcendental call matches bit for bit. pow, mish and soft_relu are
+ * computed by this function lane by lane in the SIMD kernels too (exact). */
 LG_INTERNAL float lg__eltwise_fwd(int alg, float alpha, float beta, float x);
 
 /* The whole-tensor reference: dst = f(src) element by element through

@@ -17,6 +17,7 @@
 
 typedef struct consts {
     vec alpha, beta, zero, one;
+    const lg__eltwise_pd *pd;
 } consts;
 
 /* Software prefetch distance in elements: on the development machine it
@@ -102,6 +103,15 @@ static inline vec hardsigmoid(vec x, const consts *c) {
     return v_sel(v_le(v, c->zero), c->zero, v);
 }
 
+/* lg__eltwise_fwd lane by lane (pow, mish, soft_relu: libm in double). */
+static inline vec by_lane(vec x, const consts *c) {
+    float t[VL];
+    v_store(t, x);
+    for (int j = 0; j < VL; j++)
+        t[j] = lg__eltwise_fwd(c->pd->alg, c->pd->alpha, c->pd->beta, t[j]);
+    return v_load(t);
+}
+
 /* LOOP(EXPR) for the algorithm of pd, x the input vector. */
 #define BY_ALG(LOOP)                                                                               \
     switch ((lg_eltwise_alg)pd->alg) {                                                             \
@@ -153,10 +163,21 @@ static inline vec hardsigmoid(vec x, const consts *c) {
     case LG_ELTWISE_HARDSIGMOID:                                                                   \
         LOOP(hardsigmoid(x, c));                                                                   \
         break;                                                                                     \
+    case LG_ELTWISE_CLIP_V2:                                                                       \
+        LOOP(clip(x, c));                                                                          \
+        break;                                                                                     \
+    case LG_ELTWISE_ROUND:                                                                         \
+        LOOP(v_round(x));                                                                          \
+        break;                                                                                     \
+    case LG_ELTWISE_POW:                                                                           \
+    case LG_ELTWISE_MISH:                                                                          \
+    case LG_ELTWISE_SOFT_RELU:                                                                     \
+        LOOP(by_lane(x, c));                                                                       \
+        break;                                                                                     \
     }
 
 void LG_ELT_F32(const lg__eltwise_pd *pd, const float *src, float *dst, int64_t n, bool stream) {
-    consts cs = {v_set1(pd->alpha), v_set1(pd->beta), v_zero(), v_set1(1.0f)};
+    consts cs = {v_set1(pd->alpha), v_set1(pd->beta), v_zero(), v_set1(1.0f), pd};
     const consts *c = &cs;
     BY_ALG(ELT_LOOP)
 }
@@ -164,7 +185,7 @@ void LG_ELT_F32(const lg__eltwise_pd *pd, const float *src, float *dst, int64_t 
 /* One instance per 16-bit type, so that the conversions are fixed. */
 static inline __attribute__((always_inline)) void
 half_tpl(const lg__eltwise_pd *pd, const lg_dtype dt, const void *src, void *dst, int64_t n) {
-    consts cs = {v_set1(pd->alpha), v_set1(pd->beta), v_zero(), v_set1(1.0f)};
+    consts cs = {v_set1(pd->alpha), v_set1(pd->beta), v_zero(), v_set1(1.0f), pd};
     const consts *c = &cs;
     BY_ALG(ELT_LOOP_DT)
 }

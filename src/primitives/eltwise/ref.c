@@ -15,8 +15,8 @@
 
 bool lg__eltwise_alg_known(int alg, bool *ints) {
     *ints = alg == LG_ELTWISE_RELU || alg == LG_ELTWISE_LINEAR || alg == LG_ELTWISE_CLIP ||
-            alg == LG_ELTWISE_ABS;
-    return alg >= LG_ELTWISE_RELU && alg <= LG_ELTWISE_HARDSIGMOID;
+            alg == LG_ELTWISE_CLIP_V2 || alg == LG_ELTWISE_ABS || alg == LG_ELTWISE_ROUND;
+    return alg >= LG_ELTWISE_RELU && alg <= LG_ELTWISE_SOFT_RELU;
 }
 
 double lg__eltwise_ulp_bound(int alg) {
@@ -38,6 +38,11 @@ double lg__eltwise_ulp_bound(int alg) {
     default:
         return 0.0;
     }
+}
+
+/* ln(1 + e^v) in double, without overflow for large v. */
+static double softplus(double v) {
+    return v > 0 ? v + log1p(exp(-v)) : log1p(exp(v));
 }
 
 static inline float hardsigmoid(float v) {
@@ -82,6 +87,19 @@ float lg__eltwise_fwd(int alg, float alpha, float beta, float x) {
         return x * hardsigmoid(alpha * x + beta);
     case LG_ELTWISE_HARDSIGMOID:
         return hardsigmoid(alpha * x + beta);
+    case LG_ELTWISE_POW:
+        /* x^0 is 1 for every x (NaN included), as pow says. */
+        return (float)((double)alpha * pow((double)x, (double)beta));
+    case LG_ELTWISE_CLIP_V2: {
+        float s = x > alpha ? x : alpha;
+        return s > beta ? beta : s;
+    }
+    case LG_ELTWISE_ROUND:
+        return nearbyintf(x); /* the default mode: to nearest, ties to even */
+    case LG_ELTWISE_MISH:
+        return (float)((double)x * tanh(softplus((double)x)));
+    case LG_ELTWISE_SOFT_RELU:
+        return (float)(softplus((double)(alpha * x)) / (double)alpha);
     }
     return x;
 }

@@ -68,6 +68,11 @@ static inline vec v_sqrt(vec a) {
     return _mm256_sqrt_ps(a);
 }
 
+/* To nearest, ties to even (as nearbyintf in the default mode). */
+static inline vec v_round(vec a) {
+    return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+
 /* Ordered comparisons (false on NaN). */
 static inline vmask v_gt(vec a, vec b) {
     return _mm256_cmp_ps(a, b, _CMP_GT_OQ);
@@ -77,6 +82,13 @@ static inline vmask v_ge(vec a, vec b) {
 }
 static inline vmask v_le(vec a, vec b) {
     return _mm256_cmp_ps(a, b, _CMP_LE_OQ);
+}
+static inline vmask v_eq(vec a, vec b) {
+    return _mm256_cmp_ps(a, b, _CMP_EQ_OQ);
+}
+/* Unordered: true on NaN. */
+static inline vmask v_ne(vec a, vec b) {
+    return _mm256_cmp_ps(a, b, _CMP_NEQ_UQ);
 }
 /* m ? yes : no, per lane. */
 static inline vec v_sel(vmask m, vec yes, vec no) {
