@@ -458,6 +458,34 @@ LG_API lg_status lg_conv_create(lg_kernel **k, const lg_conv_params *p, const lg
                                 const lg_md *weights, const lg_md *bias, const lg_md *dst,
                                 const lg_attr *attr);
 
+/*
+ * Forward f32 inner product (fully connected), oneDNN's semantics:
+ *     dst(n, oc) = post_ops(sum_k src(n, k) * weights(oc, k) + bias(oc))
+ * where k runs over every src element of sample n: src is N x C (2D) or
+ * N x C x spatial (3D-5D, flattened as oneDNN does), weights OC x C (x the
+ * same spatial dims; a Linear layer after a flatten has weights C*spatial
+ * wide: view them as OC x C x spatial in plain order), bias (optional: NULL)
+ * OC elements, dense ("a"), dst N x OC. Any dim below 1 is invalid.
+ * Layouts: src, weights and dst may be "any". src "any" becomes "ab" (2D)
+ * or channel-blocked aBx8b / aBx16b; dst "any" "ab"; weights "any" the
+ * layout the vector code reads, which follows src's: src's layout with dim
+ * 0 blocked by 8 (AVX2) or 16 (AVX-512) innermost (src nchw -> Abcd8a, nhwc
+ * -> Acdb8a, nChw8c -> ABcd8b8a, 2D ab -> Ab8a); lg_kernel_query_md reports
+ * it. Plain, channels-last, channel-blocked (nChw8c / nChw16c, channels not
+ * a multiple of the block) and 2D src are read directly (no reorder before
+ * the IP); with weights in the picked layout and dst "ab" the vector code
+ * runs, any other layout combination runs the scalar reference. attr may
+ * hold eltwise post-ops and sums (dst = ip + beta * dst_old), in any order,
+ * as for lg_conv_create. Accumulation is in f32 in src's memory order.
+ * Arguments: LG_ARG_SRC, LG_ARG_WEIGHTS, LG_ARG_BIAS (when given),
+ * LG_ARG_DST. LG_INVALID_ARGUMENT for NULL pointers, src ndims outside 2..5,
+ * weights dims that differ from src's (but dim 0), dst not N x OC, a bias
+ * that is not OC long, dims below 1; LG_UNIMPLEMENTED for data types other
+ * than f32, scales or zero points in attr, a bias that is not dense.
+ */
+LG_API lg_status lg_inner_product_create(lg_kernel **k, const lg_md *src, const lg_md *weights,
+                                         const lg_md *bias, const lg_md *dst, const lg_attr *attr);
+
 /* Pooling algorithms (oneDNN's pooling_max, pooling_avg_include_padding,
  * pooling_avg_exclude_padding). */
 typedef enum lg_pool_alg {
