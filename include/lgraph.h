@@ -692,6 +692,24 @@ LG_API lg_status lg_graph_add_shuffle(lg_graph *g, lg_value src, int axis, int64
 LG_API lg_status lg_graph_add_reorder(lg_graph *g, lg_value src, const lg_md *dst,
                                       const lg_attr *attr, lg_value *out);
 
+/* An inner-product node (see lg_inner_product_create): src N x C or N x C x
+ * spatial, weights OC x (src's dims but the first), bias (LG_NO_VALUE for
+ * none) OC; the result is N x OC. The node reads src in the layout its
+ * producer writes when that is plain, channels-last or channel-blocked, and
+ * takes eltwise and sum nodes after it as post-ops. */
+LG_API lg_status lg_graph_add_inner_product(lg_graph *g, lg_value src, lg_value weights,
+                                            lg_value bias, lg_value *out);
+
+/* A reshape node: src's elements, in row-major logical order, with ndims
+ * dims `dims` (1..LG_MAX_NDIMS, each >= 0, the same element count; no -1:
+ * the caller resolves it). Runs as a copy, which is a plain memcpy when
+ * src's layout can be seen with the new dims (lg_md_reshape), after a
+ * reorder to plain otherwise; a flatten ([N, C, ...] -> [N, C*...]) read
+ * only by inner products with constant weights costs nothing: they read
+ * src directly, in its producer's layout (pass fold_flatten). */
+LG_API lg_status lg_graph_add_reshape(lg_graph *g, lg_value src, int ndims, const int64_t *dims,
+                                      lg_value *out);
+
 /* Mark v as a graph output named `name`, wanted in layout `tag` ("any" lets
  * the compiler choose; lg_plan_query_md reports it). A value may be an output
  * and feed other nodes. */

@@ -65,6 +65,10 @@ typedef union lg__node_params {
     struct {
         lg_md dst;
     } reorder;
+    struct {
+        int ndims;
+        int64_t dims[LG_MAX_NDIMS];
+    } reshape;
 } lg__node_params;
 
 /* The fields of a node as the builder makes it (what every hook sees),
@@ -159,6 +163,15 @@ typedef struct lg__node_ops {
      * chain post[0..npost). NULL: the kind absorbs no post-ops. */
     bool (*accepts_post)(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
                          const lg__post_op *post);
+    /* True if the node only flattens input 0 (in[0]) into out's dims
+     * [in dims[0], product of the others]. NULL: never (fold_flatten). */
+    bool (*is_flatten)(const lg__node *node, const lg_md *in, const lg_md *out);
+    /* Inputs (bit i: input i) the node may read unflattened: a 2D input
+     * [N, K] there may be replaced by any [N, ...] tensor whose row-major
+     * rows are the same K elements, when input `unflat_with` (a constant of
+     * [M, K]) is reshaped alike to [M, ...] (an inner product's weights). */
+    unsigned reads_unflat;
+    int unflat_with;
     /* Create the kernel for the final layouts and post-ops. */
     lg_status (*create)(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
                         const lg__post_op *post, lg_kernel **k);

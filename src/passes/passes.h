@@ -12,6 +12,7 @@ LG_INTERNAL lg_status lg__pass_infer_shapes(lg__graph *ir);
 LG_INTERNAL lg_status lg__pass_propagate_layouts(lg__graph *ir);
 LG_INTERNAL lg_status lg__pass_insert_reorders(lg__graph *ir);
 LG_INTERNAL lg_status lg__pass_eliminate_shuffles(lg__graph *ir);
+LG_INTERNAL lg_status lg__pass_fold_flatten(lg__graph *ir);
 LG_INTERNAL lg_status lg__pass_eliminate_reorders(lg__graph *ir);
 LG_INTERNAL lg_status lg__pass_fuse_shuffle_reorder(lg__graph *ir);
 LG_INTERNAL lg_status lg__pass_fold_constants(lg__graph *ir);
