@@ -129,6 +129,10 @@ lg_status lg__onnx_add_constant(importer *im, const char *base, const char *suff
 /* The plain tag of rank nd ("a", "ab", "abc", ...). */
 const char *lg__onnx_plain_tag(int nd);
 
+/* y = tensor x (a pending pattern is emitted first) reshaped to dims, as
+ * a reshape node (ops_ip.c). */
+lg_status lg__onnx_reshape_tensor(importer *im, oval *x, oval *y, int nd, const int64_t *dims);
+
 /* Operator handlers: one per ONNX op type (ops_*.c). */
 typedef lg_status (*lg__onnx_op_fn)(importer *im);
 /* The handler of op_type, or NULL when the operator is unsupported. */

@@ -33,7 +33,10 @@
     X("Transpose", transpose)                                                                      \
     X("Slice", slice)                                                                              \
     X("Identity", identity)                                                                        \
-    X("Dropout", identity)
+    X("Dropout", identity)                                                                         \
+    X("Gemm", gemm)                                                                                \
+    X("MatMul", matmul)                                                                            \
+    X("Flatten", flatten)
 
 #define DECLARE(name, fn) lg_status lg__onnx_op_##fn(importer *im);
 ONNX_OPS(DECLARE)

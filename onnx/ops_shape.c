@@ -1,8 +1,8 @@
 /* Shape-only operators, folded at load time when their operands are
  * constants (exporters emit Shape -> Gather -> Unsqueeze -> Concat around
- * every reshape), and the views of tensors lgraph can express: a reshape
- * that keeps the shape, and the Reshape -> Transpose -> Reshape of a channel
- * shuffle, which becomes one shuffle node. */
+ * every reshape), and the reshapes of tensors: one that keeps the shape is
+ * the same value, the Reshape -> Transpose -> Reshape of a channel shuffle
+ * becomes one shuffle node, any other a reshape node (ops_ip.c). */
 #include "onnx_int.h"
 
 #include <stdlib.h>
@@ -354,10 +354,7 @@ lg_status lg__onnx_op_reshape(importer *im) {
         return LG_OK;
     }
     if (same) return alias(im, x, y);
-    return lg__onnx_fail(im, LG_UNIMPLEMENTED,
-                         "reshape of tensor '%s' to another shape (lgraph has no reshape node "
-                         "yet; a channel shuffle pattern and a same-shape reshape are taken)",
-                         x->name);
+    return lg__onnx_reshape_tensor(im, x, y, nd, dims);
 }
 
 lg_status lg__onnx_op_transpose(importer *im) {

@@ -69,8 +69,34 @@ class Blocks(nn.Module):
         return self.tail(x + y * 0.5)
 
 
+class ClassifierHead(nn.Module):
+    """A classifier head three ways: conv -> flatten -> Linear -> ReLU ->
+    Linear (Flatten, Gemm), x.view(N, -1) -> Linear (Shape -> Gather ->
+    Unsqueeze -> Concat -> Reshape, Gemm), and a bias-free Linear on a 3D
+    view (Reshape, MatMul) then flatten -> Linear."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 20, 3, stride=2, padding=1)
+        self.fc1 = nn.Linear(20 * 8 * 8, 64)
+        self.fc2 = nn.Linear(64, 10)
+        self.fc3 = nn.Linear(20 * 8 * 8, 10)
+        self.proj = nn.Linear(8, 5, bias=False)
+        self.fc4 = nn.Linear(20 * 8 * 5, 10)
+
+    def forward(self, x):
+        y = torch.relu(self.conv(x))
+        a = self.fc2(torch.relu(self.fc1(torch.flatten(y, 1))))
+        b = self.fc3(y.view(y.size(0), -1))
+        c = self.fc4(torch.flatten(self.proj(y.reshape(y.size(0), 20 * 8, 8)), 1))
+        return a + b + c
+
+
 def models():
-    return {"blocks": (Blocks, (3, 64, 64))}
+    return {
+        "blocks": (Blocks, (3, 64, 64)),
+        "classifier_head": (ClassifierHead, (3, 16, 16)),
+    }
 
 
 def export(name, outdir):
