@@ -372,3 +372,100 @@ Test(onnx_load, bad_models_are_refused_with_a_message) {
     cr_assert(strstr(lg_last_error(), "options.batch"));
     free(buf);
 }
+
+/* ---- Gemm (ops_ip.c): x [N, 4] -> Gemm(x, B, C) -> y [N, 3] ---- */
+
+static void add_attr(model *md, Onnx__NodeProto *n, const char *name, bool is_float, double v) {
+    int k = (int)(n - md->nodes), a = (int)n->n_attribute++;
+    Onnx__AttributeProto *at = &md->attrs[k][a];
+    *at = (Onnx__AttributeProto)ONNX__ATTRIBUTE_PROTO__INIT;
+    at->name = (char *)name;
+    at->has_type = 1;
+    if (is_float) {
+        at->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT;
+        at->has_f = 1;
+        at->f = (float)v;
+    } else {
+        at->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+        at->has_i = 1;
+        at->i = (int64_t)v;
+    }
+    md->pattrs[k][a] = at;
+}
+
+static float gB[12], gC[3];
+static int64_t gBd[2] = {4, 3}, gCd[1] = {3};
+static char *gemm_in[] = {"x", "B", "C"}, *gemm_out[] = {"y"};
+
+/* transB 0 (B is K x OC = 4 x 3), alpha and beta as given. */
+static Onnx__NodeProto *gemm_model(model *md, int64_t transb, double alpha, double beta) {
+    model_init(md, 13);
+    int64_t xd[2] = {-1, 4}, yd[2] = {-1, 3};
+    add_input(md, "x", 2, xd);
+    add_output(md, "y", 2, yd);
+    for (int k = 0; k < 12; k++) gB[k] = (float)(k % 5 - 2) * 0.25f;
+    for (int k = 0; k < 3; k++) gC[k] = (float)k - 1.0f;
+    gBd[0] = transb ? 3 : 4;
+    gBd[1] = transb ? 4 : 3;
+    add_init(md, "B", 2, gBd, gB, 12);
+    add_init(md, "C", 1, gCd, gC, 3);
+    Onnx__NodeProto *n = add_node(md, "Gemm", "gemm0", 3, gemm_in, 1, gemm_out);
+    add_attr(md, n, "transB", false, (double)transb);
+    add_attr(md, n, "alpha", true, alpha);
+    add_attr(md, n, "beta", true, beta);
+    return n;
+}
+
+Test(onnx_load, gemm_transb_alpha_beta) {
+    for (int tb = 0; tb < 2; tb++) {
+        model md;
+        gemm_model(&md, tb, 0.5, 2.0);
+        size_t len;
+        uint8_t *buf = pack(&md, &len);
+        lg_onnx_options o;
+        lg_onnx_options_init(&o);
+        o.batch = 2;
+        lg_graph *g;
+        cr_assert_eq(lg_onnx_load_buffer(buf, len, &o, &g, NULL), LG_OK, "%s", lg_last_error());
+        lg_plan *p;
+        cr_assert_eq(lg_graph_compile(g, NULL, &p), LG_OK, "%s", lg_last_error());
+        float x[8], y[6];
+        for (int k = 0; k < 8; k++) x[k] = (float)(k * 3 % 7) - 3.0f;
+        lg_binding in = {"x", x}, out = {"y", y};
+        cr_assert_eq(lg_plan_execute(p, 1, &in, 1, &out), LG_OK, "%s", lg_last_error());
+        for (int n = 0; n < 2; n++)
+            for (int o2 = 0; o2 < 3; o2++) {
+                double want = 2.0 * gC[o2];
+                for (int k = 0; k < 4; k++)
+                    want += 0.5 * x[n * 4 + k] * gB[tb ? o2 * 4 + k : k * 3 + o2];
+                cr_assert(fabs(y[n * 3 + o2] - want) <= 1e-5, "transB %d (%d, %d): %g, want %g", tb,
+                          n, o2, y[n * 3 + o2], want);
+            }
+        lg_plan_destroy(p);
+        lg_graph_destroy(g);
+        free(buf);
+    }
+}
+
+Test(onnx_load, gemm_refusals) {
+    model md;
+    size_t len;
+    uint8_t *buf;
+    Onnx__NodeProto *n = gemm_model(&md, 1, 1, 1);
+    add_attr(&md, n, "transA", false, 1);
+    buf = pack(&md, &len);
+    expect_fail(buf, len, LG_UNIMPLEMENTED, "transA", "gemm0");
+    free(buf);
+    /* C read from the input x (a tensor), B a tensor. */
+    static char *c_tensor[] = {"x", "B", "x"}, *b_tensor[] = {"x", "x", "C"};
+    n = gemm_model(&md, 1, 1, 1);
+    n->input = c_tensor;
+    buf = pack(&md, &len);
+    expect_fail(buf, len, LG_UNIMPLEMENTED, "C 'x'", "bias");
+    free(buf);
+    n = gemm_model(&md, 1, 1, 1);
+    n->input = b_tensor;
+    buf = pack(&md, &len);
+    expect_fail(buf, len, LG_UNIMPLEMENTED, "B 'x'", "constant");
+    free(buf);
+}
