@@ -1,4 +1,4 @@
-/* Pooling, softmax and batch-normalization benchmark on the layers of
+/* Pooling, softmax, batch-normalization and inner-product benchmark on the layers of
  * ResNet-50 / MobileNetV2 classifiers: lgraph against oneDNN in one process,
  * alternating, median of per-pair ratios; plus the ratio to a memcpy moving
  * the same bytes (src read + dst written, halved: a memcpy of M bytes reads
@@ -69,6 +69,129 @@ static const workload workloads[] = {
     {"bnorm+relu 8x256x56x56 nChw16c", BNORM, {8, 256, 56, 56}, "nChw16c", dnnl_nChw16c},
     {"bnorm+relu 8x256x56x56 nhwc", BNORM, {8, 256, 56, 56}, "nhwc", dnnl_nhwc},
 };
+
+/* ---- Inner product (classifier heads): src N x IC "ab", weights in the
+ * layout each library picks for "any" (the same data reordered into it),
+ * bias, dst N x OC. The memcpy column moves (src + weights + dst) / 2
+ * bytes: at N = 1 the weights dominate and the kernel is memory bound. */
+typedef struct ip_workload {
+    const char *name;
+    int64_t n, ic, oc;
+} ip_workload;
+
+static const ip_workload ip_workloads[] = {
+    {"ip 2048->1000 N=1", 1, 2048, 1000},
+    {"ip 2048->1000 N=16", 16, 2048, 1000},
+    {"ip 1280->1000 N=1", 1, 1280, 1000},
+    {"ip 1280->1000 N=16", 16, 1280, 1000},
+};
+
+static void bench_ip(dnnl_engine_t eng, dnnl_stream_t stream, int pairs, const char *filter) {
+    for (size_t w = 0; w < sizeof ip_workloads / sizeof ip_workloads[0]; w++) {
+        const ip_workload *wl = &ip_workloads[w];
+        if (filter && !strstr(wl->name, filter)) continue;
+        int64_t sd[2] = {wl->n, wl->ic}, wd[2] = {wl->oc, wl->ic}, dd[2] = {wl->n, wl->oc};
+        lg_md sm, wp, wa, bm, dm, wk;
+        CHECK(lg_md_init_tag(&sm, 2, sd, LG_F32, "ab"));
+        CHECK(lg_md_init_tag(&wp, 2, wd, LG_F32, "ab"));
+        CHECK(lg_md_init_tag(&wa, 2, wd, LG_F32, "any"));
+        CHECK(lg_md_init_tag(&bm, 1, &wl->oc, LG_F32, "a"));
+        CHECK(lg_md_init_tag(&dm, 2, dd, LG_F32, "ab"));
+        size_t ssz = lg_md_size(&sm), wsz = lg_md_size(&wp), dsz = lg_md_size(&dm);
+        float *src = bench_alloc(ssz), *wei = bench_alloc(wsz), *bias = bench_alloc(wl->oc * 4);
+        float *dst = bench_alloc(dsz), *ddst = bench_alloc(dsz);
+        for (size_t i = 0; i < ssz / 4; i++) src[i] = (float)((int)(i % 251) - 125) * 0.01f;
+        for (size_t i = 0; i < wsz / 4; i++) wei[i] = (float)((int)(i % 241) - 120) * 0.001f;
+        for (int64_t i = 0; i < wl->oc; i++) bias[i] = (float)(i % 7) * 0.1f;
+        lg_ctx lc = {0};
+        CHECK(lg_inner_product_create(&lc.k, &sm, &wa, &bm, &dm, NULL));
+        CHECK(lg_kernel_query_md(lc.k, LG_ARG_WEIGHTS, &wk));
+        float *lw = bench_alloc(lg_md_size(&wk));
+        lg_kernel *re;
+        CHECK(lg_reorder_create(&re, &wp, &wk, NULL));
+        lg_arg ra[2] = {{LG_ARG_SRC, wei}, {LG_ARG_DST, lw}};
+        CHECK(lg_kernel_execute(re, 2, ra));
+        lg_kernel_destroy(re);
+        lc.nargs = 4;
+        lc.args[0] = (lg_arg){LG_ARG_SRC, src};
+        lc.args[1] = (lg_arg){LG_ARG_WEIGHTS, lw};
+        lc.args[2] = (lg_arg){LG_ARG_BIAS, bias};
+        lc.args[3] = (lg_arg){LG_ARG_DST, dst};
+
+        dnnl_memory_desc_t dsm, dwp, dwa, dbm, ddm;
+        dnnl_dims_t dsd = {wl->n, wl->ic}, dwd = {wl->oc, wl->ic}, dbd = {wl->oc},
+                    ddd = {wl->n, wl->oc};
+        CHECK(dnnl_memory_desc_init_by_tag(&dsm, 2, dsd, dnnl_f32, dnnl_ab));
+        CHECK(dnnl_memory_desc_init_by_tag(&dwp, 2, dwd, dnnl_f32, dnnl_ab));
+        CHECK(dnnl_memory_desc_init_by_tag(&dwa, 2, dwd, dnnl_f32, dnnl_format_tag_any));
+        CHECK(dnnl_memory_desc_init_by_tag(&dbm, 1, dbd, dnnl_f32, dnnl_a));
+        CHECK(dnnl_memory_desc_init_by_tag(&ddm, 2, ddd, dnnl_f32, dnnl_ab));
+        dnnl_inner_product_desc_t d;
+        CHECK(dnnl_inner_product_forward_desc_init(&d, dnnl_forward_inference, &dsm, &dwa, &dbm,
+                                                   &ddm));
+        dnnl_primitive_desc_t pd;
+        CHECK(dnnl_primitive_desc_create(&pd, &d, NULL, eng, NULL));
+        const dnnl_memory_desc_t *dwk = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+        float *dw = bench_alloc(dnnl_memory_desc_get_size(dwk));
+        dnnl_memory_t ms, mwp, mwk, mb, md;
+        CHECK(dnnl_memory_create(&ms, &dsm, eng, src));
+        CHECK(dnnl_memory_create(&mwp, &dwp, eng, wei));
+        CHECK(dnnl_memory_create(&mwk, dwk, eng, dw));
+        CHECK(dnnl_memory_create(&mb, &dbm, eng, bias));
+        CHECK(dnnl_memory_create(&md, &ddm, eng, ddst));
+        dnnl_primitive_desc_t rpd;
+        dnnl_primitive_t rp;
+        CHECK(dnnl_reorder_primitive_desc_create(&rpd, &dwp, eng, dwk, eng, NULL));
+        CHECK(dnnl_primitive_create(&rp, rpd));
+        dnnl_exec_arg_t rargs[2] = {{DNNL_ARG_FROM, mwp}, {DNNL_ARG_TO, mwk}};
+        CHECK(dnnl_primitive_execute(rp, stream, 2, rargs));
+        CHECK(dnnl_stream_wait(stream));
+        dnnl_primitive_destroy(rp);
+        dnnl_primitive_desc_destroy(rpd);
+        dnnl_ctx dc = {.stream = stream, .nargs = 4};
+        CHECK(dnnl_primitive_create(&dc.prim, pd));
+        dc.args[0] = (dnnl_exec_arg_t){DNNL_ARG_SRC, ms};
+        dc.args[1] = (dnnl_exec_arg_t){DNNL_ARG_WEIGHTS, mwk};
+        dc.args[2] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, mb};
+        dc.args[3] = (dnnl_exec_arg_t){DNNL_ARG_DST, md};
+        const char *dimpl = "";
+        dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &dimpl);
+        run_lg(&lc);
+        run_dnnl(&dc);
+        double diff = 0;
+        for (size_t i = 0; i < dsz / 4; i++) {
+            double e = fabs((double)dst[i] - ddst[i]) / (fabs((double)ddst[i]) + 1e-3);
+            diff = e > diff ? e : diff;
+        }
+        bench_ratio vs = bench_alternate(run_lg, &lc, run_dnnl, &dc, pairs);
+        size_t mbytes = (ssz + wsz + dsz) / 2;
+        void *ma = bench_alloc(mbytes), *mbuf = bench_alloc(mbytes);
+        memset(ma, 1, mbytes);
+        bench_memcpy_ctx mc = {mbuf, ma, mbytes};
+        bench_ratio vm = bench_alternate(run_lg, &lc, bench_memcpy, &mc, pairs);
+        free(ma);
+        free(mbuf);
+        printf("| %s | %s | %.4f | %s | %.2fx (%.2f-%.2f) | %.2f | %.1e |\n", wl->name,
+               lg_kernel_impl(lc.k), vs.time_a * 1e3, dimpl, vs.median, vs.min, vs.max, vm.median,
+               diff);
+        fflush(stdout);
+        dnnl_primitive_destroy(dc.prim);
+        dnnl_primitive_desc_destroy(pd);
+        dnnl_memory_destroy(ms);
+        dnnl_memory_destroy(mwp);
+        dnnl_memory_destroy(mwk);
+        dnnl_memory_destroy(mb);
+        dnnl_memory_destroy(md);
+        lg_kernel_destroy(lc.k);
+        free(src);
+        free(wei);
+        free(lw);
+        free(dw);
+        free(bias);
+        free(dst);
+        free(ddst);
+    }
+}
 
 int main(int argc, char **argv) {
     int pairs = argc > 1 ? atoi(argv[1]) : 15;
@@ -187,6 +310,7 @@ int main(int argc, char **argv) {
         free(ddst);
         free(stats);
     }
+    bench_ip(eng, stream, pairs, argc > 2 ? argv[2] : NULL);
     dnnl_stream_destroy(stream);
     dnnl_engine_destroy(eng);
     return 0;
