@@ -1,6 +1,8 @@
 /* lg_attr: scales, zero points and post-ops. */
 #include "primitives/attr.h"
 
+#include "primitives/eltwise/eltwise.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -80,4 +82,53 @@ lg_status lg_attr_append_eltwise(lg_attr *attr, lg_eltwise_alg alg, float alpha,
     op->alpha = alpha;
     op->beta = beta;
     return LG_OK;
+}
+
+lg_status lg__attr_check_post_only(const struct lg_attr *attr, const char *kind,
+                                   const char *where) {
+    if (!attr) return LG_OK;
+    for (int i = 0; i < 2; i++) {
+        if (attr->scale_mask[i] >= 0)
+            return lg__error(LG_UNIMPLEMENTED, where, "attr has %s scales: f32 %s takes none",
+                             i ? "dst" : "src", kind);
+        if (attr->zp_mask[i] >= 0)
+            return lg__error(LG_UNIMPLEMENTED, where, "attr has %s zero points: f32 %s takes none",
+                             i ? "dst" : "src", kind);
+    }
+    if (attr->npost < 0 || attr->npost > LG_MAX_POST_OPS)
+        return lg__error(LG_INVALID_ARGUMENT, where, "attr has %d post-ops", attr->npost);
+    for (int i = 0; i < attr->npost; i++)
+        if (attr->post[i].kind != LG_POST_SUM && attr->post[i].kind != LG_POST_ELTWISE)
+            return lg__error(LG_INVALID_ARGUMENT, where, "attr post-op %d has kind %d", i,
+                             attr->post[i].kind);
+    return LG_OK;
+}
+
+void lg__attr_copy_post(const struct lg_attr *attr, int32_t *npost, lg__post_op *post) {
+    *npost = attr ? attr->npost : 0;
+    for (int i = 0; i < *npost; i++) {
+        const lg__post_op *op = &attr->post[i];
+        memset(&post[i], 0, sizeof post[i]);
+        post[i].kind = op->kind;
+        if (op->kind == LG_POST_SUM) {
+            post[i].scale = op->scale;
+        } else {
+            post[i].alg = op->alg;
+            post[i].alpha = op->alpha;
+            post[i].beta = op->beta;
+        }
+    }
+}
+
+float lg__post_chain_scalar(int npost, const lg__post_op *post, float v, float old) {
+    for (int i = 0; i < npost; i++) {
+        const lg__post_op *op = &post[i];
+        if (op->kind == LG_POST_SUM) {
+            float t = op->scale * old;
+            v = v + t;
+        } else {
+            v = lg__eltwise_fwd(op->alg, op->alpha, op->beta, v);
+        }
+    }
+    return v;
 }

@@ -25,4 +25,20 @@ struct lg_attr {
 /* An attribute with nothing set (what a NULL lg_attr * means). */
 LG_INTERNAL void lg__attr_init(struct lg_attr *a);
 
+/* The check of an f32 compute kernel (conv, inner product) that takes a
+ * post-op chain and nothing else: scales or zero points are
+ * LG_UNIMPLEMENTED, a bad chain LG_INVALID_ARGUMENT; errors name `where`
+ * (NULL: none recorded) and `kind` ("conv"). attr may be NULL. */
+LG_INTERNAL lg_status lg__attr_check_post_only(const struct lg_attr *attr, const char *kind,
+                                               const char *where);
+
+/* Copy attr's chain (NULL: none) into post[] / *npost as cache-key bytes:
+ * each op zeroed, then only the fields its kind reads. */
+LG_INTERNAL void lg__attr_copy_post(const struct lg_attr *attr, int32_t *npost, lg__post_op *post);
+
+/* The chain on one value: v is the kernel's result, old what dst held (a
+ * sum's input). Each sum adds scale * old (a product then a sum, unfused);
+ * each eltwise is lg__eltwise_fwd. */
+LG_INTERNAL float lg__post_chain_scalar(int npost, const lg__post_op *post, float v, float old);
+
 #endif /* LG_PRIMITIVES_ATTR_H */

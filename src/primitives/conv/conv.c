@@ -216,25 +216,6 @@ static lg_status check_shapes(const lg_conv_params *p, const lg_md *src, const l
     return check_geometry(p, src, wei, dst, wg, where);
 }
 
-static lg_status check_attr(const lg_attr *attr, const char *where) {
-    if (!attr) return LG_OK;
-    for (int i = 0; i < 2; i++) {
-        if (attr->scale_mask[i] >= 0)
-            return CONV_ERR(LG_UNIMPLEMENTED, "attr has %s scales: f32 conv takes none",
-                            i ? "dst" : "src");
-        if (attr->zp_mask[i] >= 0)
-            return CONV_ERR(LG_UNIMPLEMENTED, "attr has %s zero points: f32 conv takes none",
-                            i ? "dst" : "src");
-    }
-    if (attr->npost < 0 || attr->npost > LG_MAX_POST_OPS)
-        return CONV_ERR(LG_INVALID_ARGUMENT, "attr has %d post-ops", attr->npost);
-    for (int i = 0; i < attr->npost; i++)
-        if (attr->post[i].kind != LG_POST_SUM && attr->post[i].kind != LG_POST_ELTWISE)
-            return CONV_ERR(LG_INVALID_ARGUMENT, "attr post-op %d has kind %d", i,
-                            attr->post[i].kind);
-    return LG_OK;
-}
-
 /* Resolve md into out: "any" takes `tag`, anything else is copied. */
 static lg_status resolve(const lg_md *md, const char *tag, lg_md *out) {
     lg_md r = *md;
@@ -254,7 +235,7 @@ lg_status lg__conv_query(const lg_conv_params *p, const lg_md *src, const lg_md 
     LG_CHECK(check_md(dst, "dst", where));
     if (bias) LG_CHECK(check_md(bias, "bias", where));
     LG_CHECK(check_shapes(p, src, weights, bias, dst, where));
-    LG_CHECK(check_attr(attr, where));
+    LG_CHECK(lg__attr_check_post_only(attr, "conv", where));
 
     lg__conv_pd pd;
     memset(&pd, 0, sizeof pd);
@@ -284,20 +265,7 @@ lg_status lg__conv_query(const lg_conv_params *p, const lg_md *src, const lg_md 
         pd.has_bias = 1;
         LG_CHECK(resolve(bias, "a", &pd.bias));
     }
-    if (attr) {
-        pd.npost = attr->npost;
-        for (int i = 0; i < attr->npost; i++) {
-            const lg__post_op *op = &attr->post[i];
-            pd.post[i].kind = op->kind;
-            if (op->kind == LG_POST_SUM) {
-                pd.post[i].scale = op->scale;
-            } else {
-                pd.post[i].alg = op->alg;
-                pd.post[i].alpha = op->alpha;
-                pd.post[i].beta = op->beta;
-            }
-        }
-    }
+    lg__attr_copy_post(attr, &pd.npost, pd.post);
     *out = pd;
     return LG_OK;
 }

@@ -40,16 +40,7 @@ void lg__conv_shape_of(const lg__conv_pd *pd, lg__conv_shape *s) {
 }
 
 float lg__conv_post_scalar(const lg__conv_pd *pd, float v, float old) {
-    for (int i = 0; i < pd->npost; i++) {
-        const lg__post_op *op = &pd->post[i];
-        if (op->kind == LG_POST_SUM) {
-            float t = op->scale * old;
-            v = v + t;
-        } else {
-            v = lg__eltwise_fwd(op->alg, op->alpha, op->beta, v);
-        }
-    }
-    return v;
+    return lg__post_chain_scalar(pd->npost, pd->post, v, old);
 }
 
 /* Point out[0..n) at the normalised tables of md: dims [0, lead) map to

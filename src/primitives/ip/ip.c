@@ -241,22 +241,6 @@ static lg_status check_shapes(const lg_md *src, const lg_md *wei, const lg_md *b
     return LG_OK;
 }
 
-static lg_status check_attr(const lg_attr *attr, const char *where) {
-    if (!attr) return LG_OK;
-    for (int i = 0; i < 2; i++) {
-        if (attr->scale_mask[i] >= 0 || attr->zp_mask[i] >= 0)
-            return IP_ERR(LG_UNIMPLEMENTED, "attr has %s %s: f32 inner product takes none",
-                          i ? "dst" : "src", attr->scale_mask[i] >= 0 ? "scales" : "zero points");
-    }
-    if (attr->npost < 0 || attr->npost > LG_MAX_POST_OPS)
-        return IP_ERR(LG_INVALID_ARGUMENT, "attr has %d post-ops", attr->npost);
-    for (int i = 0; i < attr->npost; i++)
-        if (attr->post[i].kind != LG_POST_SUM && attr->post[i].kind != LG_POST_ELTWISE)
-            return IP_ERR(LG_INVALID_ARGUMENT, "attr post-op %d has kind %d", i,
-                          attr->post[i].kind);
-    return LG_OK;
-}
-
 /* Resolve md into out: "any" takes `tag`, anything else is copied. */
 static lg_status resolve(const lg_md *md, const char *tag, lg_md *out) {
     lg_md r = *md;
@@ -272,7 +256,7 @@ lg_status lg__ip_query(const lg_md *src, const lg_md *weights, const lg_md *bias
     LG_CHECK(check_md(dst, "dst", where));
     if (bias) LG_CHECK(check_md(bias, "bias", where));
     LG_CHECK(check_shapes(src, weights, bias, dst, where));
-    LG_CHECK(check_attr(attr, where));
+    LG_CHECK(lg__attr_check_post_only(attr, "inner product", where));
     if (bias && !lg_md_is_any(bias) &&
         (bias->blocking.strides[0] != 1 || bias->offset0 != 0 || bias->blocking.inner_nblks))
         return IP_ERR(LG_UNIMPLEMENTED, "bias md must be dense (tag \"a\")");
@@ -292,20 +276,7 @@ lg_status lg__ip_query(const lg_md *src, const lg_md *weights, const lg_md *bias
         pd.has_bias = 1;
         LG_CHECK(resolve(bias, "a", &pd.bias));
     }
-    if (attr) {
-        pd.npost = attr->npost;
-        for (int i = 0; i < attr->npost; i++) {
-            const lg__post_op *op = &attr->post[i];
-            pd.post[i].kind = op->kind;
-            if (op->kind == LG_POST_SUM) {
-                pd.post[i].scale = op->scale;
-            } else {
-                pd.post[i].alg = op->alg;
-                pd.post[i].alpha = op->alpha;
-                pd.post[i].beta = op->beta;
-            }
-        }
-    }
+    lg__attr_copy_post(attr, &pd.npost, pd.post);
     *out = pd;
     return LG_OK;
 }

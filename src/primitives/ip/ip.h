@@ -45,10 +45,6 @@ LG_INTERNAL lg_status lg__ip_query(const lg_md *src, const lg_md *weights, const
  * dense layout with dim 0 outermost and unblocked. */
 LG_INTERNAL bool lg__ip_weights_tag(const lg_md *src, int ob, char *wtag);
 
-/* Apply the post-op chain to one value: v is the product plus bias, old
- * what dst held before (a sum's input); eltwise through lg__eltwise_fwd. */
-LG_INTERNAL float lg__ip_post_scalar(const lg__ip_pd *pd, float v, float old);
-
 /* Element offsets of the reference: src (n, k), weights (oc, k), dst
  * (n, oc) are at row[n or oc] + col[k or oc], k the row-major index over
  * src's dims 1.. (offsets in the blocked model are sums of per-dim terms).

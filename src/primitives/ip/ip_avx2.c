@@ -33,8 +33,9 @@ static inline vmask VMASK(int n) {
 
 #define TILE_LIST                                                                                  \
     TILE(1, 1)                                                                                     \
-    TILE(1, 2) TILE(1, 3) TILE(1, 4) TILE(2, 1) TILE(2, 2) TILE(2, 3) TILE(2, 4) TILE(3, 1)        \
-        TILE(3, 2) TILE(3, 3) TILE(3, 4) TILE(4, 1) TILE(4, 2) TILE(4, 3) TILE(4, 4)
+    TILE(1, 2)                                                                                     \
+    TILE(1, 3) TILE(1, 4) TILE(2, 1) TILE(2, 2) TILE(2, 3) TILE(2, 4) TILE(3, 1) TILE(3, 2)        \
+        TILE(3, 3) TILE(3, 4) TILE(4, 1) TILE(4, 2) TILE(4, 3) TILE(4, 4)
 #define TILE_TABLE                                                                                 \
     {                                                                                              \
         {FN(tile_1_1), FN(tile_1_2), FN(tile_1_3), FN(tile_1_4)},                                  \

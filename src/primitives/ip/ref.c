@@ -7,19 +7,6 @@
 #include <omp.h>
 #include <string.h>
 
-float lg__ip_post_scalar(const lg__ip_pd *pd, float v, float old) {
-    for (int i = 0; i < pd->npost; i++) {
-        const lg__post_op *op = &pd->post[i];
-        if (op->kind == LG_POST_SUM) {
-            float t = op->scale * old;
-            v = v + t;
-        } else {
-            v = lg__eltwise_fwd(op->alg, op->alpha, op->beta, v);
-        }
-    }
-    return v;
-}
-
 /* rows[i] = offset of index i along dim 0; cols[k] = offset of the k-th
  * row-major index over dims 1.. (both relative to index 0, which rows[0]
  * holds in full, offset0 included). */
@@ -89,7 +76,7 @@ void lg__ip_ref(const lg__ip_pd *pd, const lg__ip_tabs *t, const float *src, con
         float v = (float)acc;
         if (bias) v = v + bias[o]; /* bias is dense "a" (lg__ip_query) */
         float *d = dst + t->dst_n[i] + t->dst_o[o];
-        *d = lg__ip_post_scalar(pd, v, has_sum ? *d : 0.0f);
+        *d = lg__post_chain_scalar(pd->npost, pd->post, v, has_sum ? *d : 0.0f);
     }
     if (t->padtab) lg__zero_padding(&pd->dst, t->padtab, dst);
 }
