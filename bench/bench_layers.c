@@ -70,6 +70,31 @@ static const workload workloads[] = {
     {"bnorm+relu 8x256x56x56 nhwc", BNORM, {8, 256, 56, 56}, "nhwc", dnnl_nhwc},
 };
 
+/* One table row: run both once, compare dst (n floats; relative difference
+ * with `floor` added to the denominator), time them alternating, time
+ * against a memcpy of mbytes, print. */
+static void report(const char *name, const char *impl, const char *dimpl, bench_fn lg, void *lc,
+                   bench_fn dn, void *dc, const float *dst, const float *ddst, size_t n,
+                   double floor, size_t mbytes, int pairs) {
+    lg(lc);
+    dn(dc);
+    double diff = 0;
+    for (size_t i = 0; i < n; i++) {
+        double e = fabs((double)dst[i] - ddst[i]) / (fabs((double)ddst[i]) + floor);
+        diff = e > diff ? e : diff;
+    }
+    bench_ratio vs = bench_alternate(lg, lc, dn, dc, pairs);
+    void *ma = bench_alloc(mbytes), *mb = bench_alloc(mbytes);
+    memset(ma, 1, mbytes);
+    bench_memcpy_ctx mc = {mb, ma, mbytes};
+    bench_ratio vm = bench_alternate(lg, lc, bench_memcpy, &mc, pairs);
+    free(ma);
+    free(mb);
+    printf("| %s | %s | %.4f | %s | %.2fx (%.2f-%.2f) | %.2f | %.1e |\n", name, impl,
+           vs.time_a * 1e3, dimpl, vs.median, vs.min, vs.max, vm.median, diff);
+    fflush(stdout);
+}
+
 /* ---- Inner product (classifier heads): src N x IC "ab", weights in the
  * layout each library picks for "any" (the same data reordered into it),
  * bias, dst N x OC. The memcpy column moves (src + weights + dst) / 2
@@ -156,25 +181,8 @@ static void bench_ip(dnnl_engine_t eng, dnnl_stream_t stream, int pairs, const c
         dc.args[3] = (dnnl_exec_arg_t){DNNL_ARG_DST, md};
         const char *dimpl = "";
         dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &dimpl);
-        run_lg(&lc);
-        run_dnnl(&dc);
-        double diff = 0;
-        for (size_t i = 0; i < dsz / 4; i++) {
-            double e = fabs((double)dst[i] - ddst[i]) / (fabs((double)ddst[i]) + 1e-3);
-            diff = e > diff ? e : diff;
-        }
-        bench_ratio vs = bench_alternate(run_lg, &lc, run_dnnl, &dc, pairs);
-        size_t mbytes = (ssz + wsz + dsz) / 2;
-        void *ma = bench_alloc(mbytes), *mbuf = bench_alloc(mbytes);
-        memset(ma, 1, mbytes);
-        bench_memcpy_ctx mc = {mbuf, ma, mbytes};
-        bench_ratio vm = bench_alternate(run_lg, &lc, bench_memcpy, &mc, pairs);
-        free(ma);
-        free(mbuf);
-        printf("| %s | %s | %.4f | %s | %.2fx (%.2f-%.2f) | %.2f | %.1e |\n", wl->name,
-               lg_kernel_impl(lc.k), vs.time_a * 1e3, dimpl, vs.median, vs.min, vs.max, vm.median,
-               diff);
-        fflush(stdout);
+        report(wl->name, lg_kernel_impl(lc.k), dimpl, run_lg, &lc, run_dnnl, &dc, dst, ddst,
+               dsz / 4, 1e-3, (ssz + wsz + dsz) / 2, pairs);
         dnnl_primitive_destroy(dc.prim);
         dnnl_primitive_desc_destroy(pd);
         dnnl_memory_destroy(ms);
@@ -281,25 +289,8 @@ int main(int argc, char **argv) {
         for (int i = 0; i < nd_args; i++) dc.args[i] = (dnnl_exec_arg_t){dids[i], dm_[i]};
         const char *dimpl = "";
         dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &dimpl);
-        run_lg6(&lc);
-        run_dnnl6(&dc);
-        double diff = 0;
-        for (size_t i = 0; i < dsz / 4; i++) {
-            double e = fabs((double)dst[i] - ddst[i]) / (fabs((double)ddst[i]) + 1e-6);
-            diff = e > diff ? e : diff;
-        }
-        bench_ratio vs = bench_alternate(run_lg6, &lc, run_dnnl6, &dc, pairs);
-        size_t mbytes = (ssz + dsz) / 2;
-        void *ma = bench_alloc(mbytes), *mb = bench_alloc(mbytes);
-        memset(ma, 1, mbytes);
-        bench_memcpy_ctx mc = {mb, ma, mbytes};
-        bench_ratio vm = bench_alternate(run_lg6, &lc, bench_memcpy, &mc, pairs);
-        free(ma);
-        free(mb);
-        printf("| %s | %s | %.4f | %s | %.2fx (%.2f-%.2f) | %.2f | %.1e |\n", wl->name,
-               lg_kernel_impl(lc.k), vs.time_a * 1e3, dimpl, vs.median, vs.min, vs.max, vm.median,
-               diff);
-        fflush(stdout);
+        report(wl->name, lg_kernel_impl(lc.k), dimpl, run_lg6, &lc, run_dnnl6, &dc, dst, ddst,
+               dsz / 4, 1e-6, (ssz + dsz) / 2, pairs);
         dnnl_primitive_destroy(dc.prim);
         dnnl_primitive_desc_destroy(pd);
         for (int i = 0; i < 6; i++)
