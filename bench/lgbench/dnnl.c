@@ -326,6 +326,35 @@ lgb_dnnl *lgb_dnnl_binary(lg_binary_alg alg, const lg_md *s0, const lg_md *s1, c
     return finish(p, why, len);
 }
 
+/* An attribute holding a's post-op chain; false if oneDNN refuses it. */
+static bool post_attr(const lgb_attr_spec *a, dnnl_primitive_attr_t *out) {
+    dnnl_primitive_attr_t attr;
+    dnnl_post_ops_t po;
+    if (dnnl_primitive_attr_create(&attr) != dnnl_success) return false;
+    if (dnnl_post_ops_create(&po) != dnnl_success) {
+        dnnl_primitive_attr_destroy(attr);
+        return false;
+    }
+    bool ok = true;
+    for (int i = 0; i < a->npost && ok; i++) {
+        const lgb_post *q = &a->post[i];
+        dnnl_alg_kind_t alg;
+        if (q->kind == LGB_POST_SUM)
+            ok = dnnl_post_ops_append_sum(po, q->scale) == dnnl_success;
+        else
+            ok = eltwise_alg(q->alg, q->alpha, q->beta, &alg) &&
+                 dnnl_post_ops_append_eltwise(po, 1.0f, alg, q->alpha, q->beta) == dnnl_success;
+    }
+    ok = ok && dnnl_primitive_attr_set_post_ops(attr, po) == dnnl_success;
+    dnnl_post_ops_destroy(po);
+    if (!ok) {
+        dnnl_primitive_attr_destroy(attr);
+        return false;
+    }
+    *out = attr;
+    return true;
+}
+
 lgb_dnnl *lgb_dnnl_conv(const lg_conv_params *cp, const lg_md *src, const lg_md *wei,
                         const lg_md *bias, const lg_md *dst, const lgb_attr_spec *a, void *sbuf,
                         void *wbuf, void *bbuf, void *dbuf, char *why, size_t len) {
@@ -346,29 +375,34 @@ lgb_dnnl *lgb_dnnl_conv(const lg_conv_params *cp, const lg_md *src, const lg_md 
             dl, pl, pr) != dnnl_success)
         return fail(NULL, why, len, "bad convolution");
     dnnl_primitive_attr_t attr;
-    dnnl_post_ops_t po;
-    if (dnnl_primitive_attr_create(&attr) != dnnl_success) return fail(NULL, why, len, "attr");
-    if (dnnl_post_ops_create(&po) != dnnl_success) {
-        dnnl_primitive_attr_destroy(attr);
-        return fail(NULL, why, len, "attr");
-    }
-    bool ok = true;
-    for (int i = 0; i < a->npost && ok; i++) {
-        const lgb_post *q = &a->post[i];
-        dnnl_alg_kind_t alg;
-        if (q->kind == LGB_POST_SUM)
-            ok = dnnl_post_ops_append_sum(po, q->scale) == dnnl_success;
-        else
-            ok = eltwise_alg(q->alg, q->alpha, q->beta, &alg) &&
-                 dnnl_post_ops_append_eltwise(po, 1.0f, alg, q->alpha, q->beta) == dnnl_success;
-    }
-    ok = ok && dnnl_primitive_attr_set_post_ops(attr, po) == dnnl_success;
-    dnnl_post_ops_destroy(po);
-    lgb_dnnl *p = ok ? make_pd(&cd, attr, NULL, why, len) : NULL;
+    if (!post_attr(a, &attr)) return fail(NULL, why, len, "post-ops not supported");
+    lgb_dnnl *p = make_pd(&cd, attr, NULL, why, len);
     dnnl_primitive_attr_destroy(attr);
-    if (!ok) return fail(NULL, why, len, "post-ops not supported");
     if (!p) return NULL;
     /* Inputs given as "any" get oneDNN's own buffers in the layout it chose. */
+    if (!bind(p, DNNL_ARG_SRC, dnnl_query_src_md, 0, lg_md_is_any(src) ? NULL : sbuf) ||
+        !bind(p, DNNL_ARG_WEIGHTS, dnnl_query_weights_md, 0, lg_md_is_any(wei) ? NULL : wbuf) ||
+        (bias && !bind(p, DNNL_ARG_BIAS, dnnl_query_weights_md, 1, bbuf)) ||
+        !bind(p, DNNL_ARG_DST, dnnl_query_dst_md, 0, lg_md_is_any(dst) ? NULL : dbuf))
+        return fail(p, why, len, "memory");
+    return finish(p, why, len);
+}
+
+lgb_dnnl *lgb_dnnl_ip(const lg_md *src, const lg_md *wei, const lg_md *bias, const lg_md *dst,
+                      const lgb_attr_spec *a, void *sbuf, void *wbuf, void *bbuf, void *dbuf,
+                      char *why, size_t len) {
+    if (!init_engine(why, len)) return NULL;
+    dnnl_memory_desc_t s = to_dnnl(src), w = to_dnnl(wei), d = to_dnnl(dst), b;
+    if (bias) b = to_dnnl(bias);
+    dnnl_inner_product_desc_t ipd;
+    if (dnnl_inner_product_forward_desc_init(&ipd, dnnl_forward_inference, &s, &w, bias ? &b : NULL,
+                                             &d) != dnnl_success)
+        return fail(NULL, why, len, "bad inner product");
+    dnnl_primitive_attr_t attr;
+    if (!post_attr(a, &attr)) return fail(NULL, why, len, "post-ops not supported");
+    lgb_dnnl *p = make_pd(&ipd, attr, NULL, why, len);
+    dnnl_primitive_attr_destroy(attr);
+    if (!p) return NULL;
     if (!bind(p, DNNL_ARG_SRC, dnnl_query_src_md, 0, lg_md_is_any(src) ? NULL : sbuf) ||
         !bind(p, DNNL_ARG_WEIGHTS, dnnl_query_weights_md, 0, lg_md_is_any(wei) ? NULL : wbuf) ||
         (bias && !bind(p, DNNL_ARG_BIAS, dnnl_query_weights_md, 1, bbuf)) ||

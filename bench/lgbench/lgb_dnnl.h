@@ -30,6 +30,10 @@ lgb_dnnl *lgb_dnnl_binary(lg_binary_alg alg, const lg_md *s0, const lg_md *s1, c
 lgb_dnnl *lgb_dnnl_conv(const lg_conv_params *p, const lg_md *src, const lg_md *wei,
                         const lg_md *bias, const lg_md *dst, const lgb_attr_spec *a, void *sbuf,
                         void *wbuf, void *bbuf, void *dbuf, char *why, size_t len);
+/* Forward f32 inner product; post-ops from a. */
+lgb_dnnl *lgb_dnnl_ip(const lg_md *src, const lg_md *wei, const lg_md *bias, const lg_md *dst,
+                      const lgb_attr_spec *a, void *sbuf, void *wbuf, void *bbuf, void *dbuf,
+                      char *why, size_t len);
 
 void lgb_dnnl_run(void *prim);
 const char *lgb_dnnl_impl(const lgb_dnnl *p);
