@@ -702,9 +702,10 @@ LG_API lg_status lg_graph_add_inner_product(lg_graph *g, lg_value src, lg_value 
 
 /* A reshape node: src's elements, in row-major logical order, with ndims
  * dims `dims` (1..LG_MAX_NDIMS, each >= 0, the same element count; no -1:
- * the caller resolves it). Runs as a copy, which is a plain memcpy when
- * src's layout can be seen with the new dims (lg_md_reshape), after a
- * reorder to plain otherwise; a flatten ([N, C, ...] -> [N, C*...]) read
+ * the caller resolves it). When src's layout can be seen with the new dims
+ * (lg_md_reshape: plain, or a blocked dim kept whole) the result is src's
+ * bytes: no step runs if src dies at the reshape (else a memcpy); other
+ * layouts are reordered to plain first; a flatten ([N, C, ...] -> [N, C*...]) read
  * only by inner products with constant weights costs nothing: they read
  * src directly, in its producer's layout (pass fold_flatten). */
 LG_API lg_status lg_graph_add_reshape(lg_graph *g, lg_value src, int ndims, const int64_t *dims,

@@ -166,6 +166,11 @@ typedef struct lg__node_ops {
     /* True if the node only flattens input 0 (in[0]) into out's dims
      * [in dims[0], product of the others]. NULL: never (fold_flatten). */
     bool (*is_flatten)(const lg__node *node, const lg_md *in, const lg_md *out);
+    /* True if, in these layouts, the result is input 0's bytes unchanged
+     * (a reshape whose input layout views as the result's md): plan_memory
+     * then gives the result input 0's buffer when input 0 dies at the node,
+     * and the plan runs no step for it. NULL: never. */
+    bool (*is_view)(const lg__node *node, const lg_md *in, const lg_md *out);
     /* Inputs (bit i: input i) the node may read unflattened: a 2D input
      * [N, K] there may be replaced by any [N, ...] tensor whose row-major
      * rows are the same K elements, when input `unflat_with` (a constant of

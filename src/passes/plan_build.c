@@ -146,6 +146,8 @@ static lg_status add_steps(lg__graph *ir, lg_plan *p, int *tid) {
     for (int i = 0; i < ir->nsched; i++) {
         lg__cnode *node = &ir->nodes[ir->sched[i]];
         const lg__node_ops *ops = lg__node_ops_of(node->kind);
+        if (ops->is_view && same_place(ir->vals[node->in[0]].place, ir->vals[node->out].place))
+            continue; /* a view placed on its input's bytes: nothing to run */
         if (node->sum_src != LG_NO_VALUE &&
             !same_place(ir->vals[node->sum_src].place, ir->vals[node->out].place))
             LG_CHECK(add_sum_copy(ir, p, tid, node));

@@ -5,8 +5,10 @@
  * of the values dying at that node are released, so a result never overlaps
  * what its node reads, except in place, which is chosen where safe: input 0
  * of a kind marked inplace (eltwise, binary: the kernels allow src == dst)
- * when it dies at the node and has the result's md, and a node with a fused
- * sum,
+ * when it dies at the node and has the result's md, input 0 of a view (a
+ * reshape whose input layout views as its result: ops->is_view) when it
+ * dies at the node (the plan then runs no step for it), and a node with a
+ * fused sum,
  * whose result takes the sum source's buffer when that value dies there and
  * is not also read as src/weights/bias. A new buffer goes into the lowest
  * gap between live buffers that fits it (first fit), 64-byte aligned.
@@ -57,14 +59,23 @@ static bool in_arena(const lg__graph *ir, lg_value v) {
 /* The value whose buffer node's result may take (in place), or -1. */
 static int inplace_source(const lg__graph *ir, const lg__cnode *node, const int *last, int pos) {
     lg_value w;
+    const lg__node_ops *ops = lg__node_ops_of(node->kind);
+    bool view = false;
+    if (ops->is_view) {
+        lg_md in[LG_NODE_MAX_IN];
+        lg__ir_in_mds(ir, node, in);
+        view = node->sum_src == LG_NO_VALUE && node->npost == 0 &&
+               lg_md_equal(&in[0], &node->in_md[0]) &&
+               ops->is_view(&node->base, in, &ir->vals[node->out].md);
+    }
     if (node->sum_src != LG_NO_VALUE)
         w = node->sum_src;
-    else if (lg__node_ops_of(node->kind)->inplace)
+    else if (ops->inplace || view)
         w = node->in[0];
     else
         return -1;
     if (!in_arena(ir, w) || last[w] != pos) return -1;
-    if (!lg_md_equal(&ir->vals[w].md, &ir->vals[node->out].md)) return -1;
+    if (!view && !lg_md_equal(&ir->vals[w].md, &ir->vals[node->out].md)) return -1;
     lg_value vs[LG_NODE_MAX_IN + 1];
     int k = lg__ir_reads(node, vs), seen = 0;
     for (int j = 0; j < k; j++) seen += vs[j] == w;

@@ -187,3 +187,40 @@ Test(graph_ip, shape_errors_name_the_node) {
     cr_assert(strstr(lg_last_error(), "dims"), "%s", lg_last_error());
     lg_graph_destroy(g);
 }
+
+/* A reshape whose input is plain and dies there is a view: no step runs for
+ * it (plan_memory gives the result the input's buffer); with plan_memory
+ * skipped it is a copy. Both give the same values. */
+Test(graph_ip, plain_reshape_is_a_view) {
+    lg_rng r = {0x9a04};
+    lg_graph *g;
+    cr_assert_eq(lg_graph_create(&g), LG_OK);
+    int64_t xd[3] = {2, 6, 10}, rd[2] = {12, 10};
+    tensor x = t_rand(3, xd, &r, -1, 1);
+    lg_md xmd = md_tag(3, xd, "abc");
+    lg_value xv, a, b, y;
+    cr_assert_eq(lg_graph_add_input(g, "x", &xmd, &xv), LG_OK);
+    cr_assert_eq(lg_graph_add_eltwise(g, xv, LG_ELTWISE_RELU, 0, 0, &a), LG_OK);
+    cr_assert_eq(lg_graph_add_reshape(g, a, 2, rd, &b), LG_OK);
+    cr_assert_eq(lg_graph_add_eltwise(g, b, LG_ELTWISE_LINEAR, 2, 1, &y), LG_OK);
+    cr_assert_eq(lg_graph_add_output(g, y, "y", "ab"), LG_OK);
+    tensor t = ref_relu(&x, 0), want = ref_linear(&t, 2, 1);
+    want.nd = 2;
+    memcpy(want.dims, rd, sizeof rd);
+    for (int s = 0; s < 3; s++)
+        for (int d = 0; d < 2; d++) {
+            lg_plan *p = compile_with(g, strategies[s], d ? "plan_memory" : NULL);
+            lg_plan_stats st;
+            cr_assert_eq(lg_plan_stats_get(p, &st), LG_OK);
+            cr_assert_eq(st.steps, d ? 3 : 2, "%s, plan_memory %s: %d steps",
+                         strategy_name(strategies[s]), d ? "off" : "on", st.steps);
+            const char *in = "x", *out = "y";
+            tensor got;
+            run_plan(p, 1, &in, &x, 1, &out, &got);
+            t_expect_near(&got, &want, 0, 0, "view");
+            t_free(&got);
+            lg_plan_destroy(p);
+        }
+    lg_graph_destroy(g);
+    t_free(&x), t_free(&t), t_free(&want);
+}

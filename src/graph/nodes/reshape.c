@@ -1,13 +1,13 @@
 /* The reshape node: lg_graph_add_reshape and its hooks. A reshape keeps the
  * elements in row-major logical order. Its kernel is a reorder from input
  * 0's bytes seen with the new dims (lg_md_reshape) into the result: a plain
- * copy when the layouts agree. Layouts: NONE reads and writes plain; GREEDY
- * keeps the layout the input arrives in when lg_md_reshape can view it in
- * the new dims (plain, or a blocked dim kept whole), else reads it plain
- * (a reorder first); OPTIMAL offers both. A flatten whose readers are all
- * inner products is folded away before layouts are chosen (the
- * fold_flatten pass: the inner product reads the 4D tensor directly, in
- * whatever layout its producer writes). */
+ * copy when the layouts agree, and no step at all when, moreover, the input
+ * dies at the reshape (plan_memory gives the result the input's buffer). Layouts: NONE reads and
+ * writes plain; GREEDY keeps the layout the input arrives in when lg_md_reshape can view it in the
+ * new dims (plain, or a blocked dim kept whole), else reads it plain (a reorder first); OPTIMAL
+ * offers both. A flatten whose readers are all inner products is folded away before layouts are
+ * chosen (the fold_flatten pass: the inner product reads the 4D tensor directly, in whatever layout
+ * its producer writes). */
 #include "graph/graph.h"
 
 #include <string.h>
@@ -85,6 +85,14 @@ static bool reshape_is_flatten(const lg__node *node, const lg_md *in, const lg_m
     return out->dims[1] == k;
 }
 
+/* The bytes are the same when input 0's layout viewed with the new dims is
+ * the result's layout. */
+static bool reshape_is_view(const lg__node *node, const lg_md *in, const lg_md *out) {
+    (void)node;
+    lg_md v;
+    return view_of(&in[0], out, &v) && lg_md_equal(&v, out);
+}
+
 static lg_status reshape_create(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
                                 const lg__post_op *post, lg_kernel **k) {
     (void)node, (void)npost, (void)post;
@@ -113,6 +121,7 @@ const lg__node_ops lg__node_reshape_ops = {
     .layout_greedy = reshape_greedy,
     .candidates = reshape_candidates,
     .is_flatten = reshape_is_flatten,
+    .is_view = reshape_is_view,
     .create = reshape_create,
     .describe = reshape_describe,
 };
