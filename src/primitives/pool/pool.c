@@ -148,81 +148,126 @@ static lg_status build_pool(const void *problem, lg_kernel **out) {
     return LG_OK;
 }
 
-lg_status lg_pool_create(lg_kernel **k, const lg_pool_params *p, const lg_md *src,
-                         const lg_md *dst) {
-    if (!k) return POOL_ERR(LG_INVALID_ARGUMENT, "kernel pointer is NULL");
-    *k = NULL;
-    if (!p) return POOL_ERR(LG_INVALID_ARGUMENT, "params are NULL");
-    if (!src) return POOL_ERR(LG_INVALID_ARGUMENT, "src md is NULL");
-    if (!dst) return POOL_ERR(LG_INVALID_ARGUMENT, "dst md is NULL");
-    LG_CHECK(lg__md_check(src, "lg_pool_create", "src md"));
-    LG_CHECK(lg__md_check(dst, "lg_pool_create", "dst md"));
-    if (lg_md_is_any(src)) return POOL_ERR(LG_INVALID_ARGUMENT, "src md is 'any'");
+/* Check p against src (alg, sizes, padding, the kernel fitting the padded
+ * input) and fill pd's geometry and dims[] with the result's dims; errors
+ * name `where` (NULL: quiet). */
+static lg_status pool_geometry(const lg_pool_params *p, const lg_md *src, const char *where,
+                               lg__pool_pd *pd, int64_t *dims) {
+#define GEO_ERR(status, ...) lg__error((status), where, __VA_ARGS__)
     if ((unsigned)p->alg > 2u)
-        return POOL_ERR(LG_INVALID_ARGUMENT, "params alg %d is not an lg_pool_alg", (int)p->alg);
+        return GEO_ERR(LG_INVALID_ARGUMENT, "params alg %d is not an lg_pool_alg", (int)p->alg);
     const int nd = src->ndims, nsp = nd - 2;
     if (nd < 3 || nd > 5)
-        return POOL_ERR(LG_UNIMPLEMENTED, "src md has %d dims (pooling takes 3, 4 or 5)", nd);
-    if (dst->ndims != nd)
-        return POOL_ERR(LG_INVALID_ARGUMENT, "dst md has %d dims, src md %d", dst->ndims, nd);
-    if (dst->dtype != src->dtype)
-        return POOL_ERR(LG_INVALID_ARGUMENT, "dst md is %s, src md %s", lg_dtype_str(dst->dtype),
-                        lg_dtype_str(src->dtype));
+        return GEO_ERR(LG_UNIMPLEMENTED, "src md has %d dims (pooling takes 3, 4 or 5)", nd);
     for (int d = 0; d < nd; d++)
-        if (src->dims[d] < 1 || dst->dims[d] < 1)
-            return POOL_ERR(LG_INVALID_ARGUMENT, "%s md dim %d is %lld (must be >= 1)",
-                            src->dims[d] < 1 ? "src" : "dst", d,
-                            (long long)(src->dims[d] < 1 ? src->dims[d] : dst->dims[d]));
-    for (int d = 0; d < 2; d++)
-        if (dst->dims[d] != src->dims[d])
-            return POOL_ERR(LG_INVALID_ARGUMENT, "dst md dim %d is %lld, src md's %lld", d,
-                            (long long)dst->dims[d], (long long)src->dims[d]);
-    lg__pool_pd pd;
-    memset(&pd, 0, sizeof pd);
-    pd.alg = (int32_t)p->alg;
-    pd.nsp = nsp;
-    for (int i = 0; i < 3; i++) pd.k[i] = pd.s[i] = 1;
+        if (src->dims[d] < 1)
+            return GEO_ERR(LG_INVALID_ARGUMENT, "src md dim %d is %lld (must be >= 1)", d,
+                           (long long)src->dims[d]);
+    memset(pd, 0, sizeof *pd);
+    pd->alg = (int32_t)p->alg;
+    pd->nsp = nsp;
+    for (int i = 0; i < 3; i++) pd->k[i] = pd->s[i] = 1;
+    dims[0] = src->dims[0];
+    dims[1] = src->dims[1];
     for (int i = 0; i < nsp; i++) {
         const int64_t K = p->kernel[i], S = p->strides[i], Dl = p->dilates[i], L = p->pad_l[i],
                       R = p->pad_r[i], I = src->dims[2 + i];
         if (K < 1)
-            return POOL_ERR(LG_INVALID_ARGUMENT, "params kernel[%d] is %lld", i, (long long)K);
+            return GEO_ERR(LG_INVALID_ARGUMENT, "params kernel[%d] is %lld", i, (long long)K);
         if (S < 1)
-            return POOL_ERR(LG_INVALID_ARGUMENT, "params strides[%d] is %lld", i, (long long)S);
+            return GEO_ERR(LG_INVALID_ARGUMENT, "params strides[%d] is %lld", i, (long long)S);
         if (Dl < 0)
-            return POOL_ERR(LG_INVALID_ARGUMENT, "params dilates[%d] is %lld", i, (long long)Dl);
+            return GEO_ERR(LG_INVALID_ARGUMENT, "params dilates[%d] is %lld", i, (long long)Dl);
         if (L < 0 || R < 0)
-            return POOL_ERR(LG_INVALID_ARGUMENT, "params pad_%c[%d] is %lld", L < 0 ? 'l' : 'r', i,
-                            (long long)(L < 0 ? L : R));
+            return GEO_ERR(LG_INVALID_ARGUMENT, "params pad_%c[%d] is %lld", L < 0 ? 'l' : 'r', i,
+                           (long long)(L < 0 ? L : R));
         if (K > (int64_t)1 << 30 || Dl > (int64_t)1 << 30 || L > (int64_t)1 << 40 ||
             R > (int64_t)1 << 40 || S > (int64_t)1 << 40)
-            return POOL_ERR(LG_INVALID_ARGUMENT, "params of spatial dim %d are too large", i);
+            return GEO_ERR(LG_INVALID_ARGUMENT, "params of spatial dim %d are too large", i);
         int64_t ext = (K - 1) * (Dl + 1) + 1;
         if (ext > I + L + R)
-            return POOL_ERR(LG_INVALID_ARGUMENT,
-                            "params kernel[%d] spans %lld, wider than the padded input %lld", i,
-                            (long long)ext, (long long)(I + L + R));
-        int64_t O = (I + L + R - ext) / S + 1;
-        if (dst->dims[2 + i] != O)
-            return POOL_ERR(LG_INVALID_ARGUMENT,
-                            "dst md spatial dim %d is %lld, the geometry gives %lld", i,
-                            (long long)dst->dims[2 + i], (long long)O);
+            return GEO_ERR(LG_INVALID_ARGUMENT,
+                           "params kernel[%d] spans %lld, wider than the padded input %lld", i,
+                           (long long)ext, (long long)(I + L + R));
+        dims[2 + i] = (I + L + R - ext) / S + 1;
         int j = 3 - nsp + i;
-        pd.k[j] = K;
-        pd.s[j] = S;
-        pd.dil[j] = Dl;
-        pd.pl[j] = L;
+        pd->k[j] = K;
+        pd->s[j] = S;
+        pd->dil[j] = Dl;
+        pd->pl[j] = L;
     }
-    lg__md_canon(src, &pd.src);
+    return LG_OK;
+#undef GEO_ERR
+}
+
+lg_status lg__pool_out_dims(const lg_pool_params *p, const lg_md *src, const char *where,
+                            int64_t *dims) {
+    lg__pool_pd pd;
+    return pool_geometry(p, src, where, &pd, dims);
+}
+
+lg_status lg__pool_query(const lg_pool_params *p, const lg_md *src, const lg_md *dst,
+                         const char *where, lg__pool_pd *pd, bool *fast) {
+#define Q_ERR(status, ...) lg__error((status), where, __VA_ARGS__)
+    if (!p) return Q_ERR(LG_INVALID_ARGUMENT, "params are NULL");
+    if (!src) return Q_ERR(LG_INVALID_ARGUMENT, "src md is NULL");
+    if (!dst) return Q_ERR(LG_INVALID_ARGUMENT, "dst md is NULL");
+    LG_CHECK(lg__md_check(src, where, "src md"));
+    LG_CHECK(lg__md_check(dst, where, "dst md"));
+    if (lg_md_is_any(src)) return Q_ERR(LG_INVALID_ARGUMENT, "src md is 'any'");
+    const int nd = src->ndims;
+    int64_t dims[LG_MAX_NDIMS];
+    LG_CHECK(pool_geometry(p, src, where, pd, dims));
+    if (dst->ndims != nd)
+        return Q_ERR(LG_INVALID_ARGUMENT, "dst md has %d dims, src md %d", dst->ndims, nd);
+    if (dst->dtype != src->dtype)
+        return Q_ERR(LG_INVALID_ARGUMENT, "dst md is %s, src md %s", lg_dtype_str(dst->dtype),
+                     lg_dtype_str(src->dtype));
+    for (int d = 0; d < nd; d++)
+        if (dst->dims[d] < 1)
+            return Q_ERR(LG_INVALID_ARGUMENT, "dst md dim %d is %lld (must be >= 1)", d,
+                         (long long)dst->dims[d]);
+    for (int d = 0; d < 2; d++)
+        if (dst->dims[d] != src->dims[d])
+            return Q_ERR(LG_INVALID_ARGUMENT, "dst md dim %d is %lld, src md's %lld", d,
+                         (long long)dst->dims[d], (long long)src->dims[d]);
+    for (int d = 2; d < nd; d++)
+        if (dst->dims[d] != dims[d])
+            return Q_ERR(LG_INVALID_ARGUMENT,
+                         "dst md spatial dim %d is %lld, the geometry gives %lld", d - 2,
+                         (long long)dst->dims[d], (long long)dims[d]);
+    lg__md_canon(src, &pd->src);
     if (lg_md_is_any(dst)) {
         char tag[LG_TAG_MAX * 2];
         lg__chview_family_tag(src, nd, tag);
         lg_md r;
         if (lg_md_init_tag(&r, nd, dst->dims, dst->dtype, tag) != LG_OK)
-            return POOL_ERR(LG_INVALID_ARGUMENT, "dst md 'any' cannot take layout %s", tag);
-        lg__md_canon(&r, &pd.dst);
+            return Q_ERR(LG_INVALID_ARGUMENT, "dst md 'any' cannot take layout %s", tag);
+        lg__md_canon(&r, &pd->dst);
     } else {
-        lg__md_canon(dst, &pd.dst);
+        lg__md_canon(dst, &pd->dst);
     }
+    if (fast) {
+        /* The path plan() would take: vector code when both views match. */
+        lg__chview sv, dv;
+        lg__chview_init(&pd->src, &sv);
+        lg__chview_init(&pd->dst, &dv);
+        if (sv.kind != dv.kind) {
+            lg__chview_as_plain(&pd->src, &sv);
+            lg__chview_as_plain(&pd->dst, &dv);
+        }
+        *fast =
+            sv.kind != LG_CH_OTHER && sv.kind == dv.kind && sv.run == dv.run && sv.ncb == dv.ncb;
+    }
+    return LG_OK;
+#undef Q_ERR
+}
+
+lg_status lg_pool_create(lg_kernel **k, const lg_pool_params *p, const lg_md *src,
+                         const lg_md *dst) {
+    if (!k) return POOL_ERR(LG_INVALID_ARGUMENT, "kernel pointer is NULL");
+    *k = NULL;
+    lg__pool_pd pd;
+    LG_CHECK(lg__pool_query(p, src, dst, "lg_pool_create", &pd, NULL));
     return lg__cache_get(LG_KIND_POOL, &pd, sizeof pd, build_pool, k);
 }

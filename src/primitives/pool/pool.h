@@ -19,6 +19,19 @@ typedef struct lg__pool_pd {
     int64_t k[3], s[3], dil[3], pl[3];
 } lg__pool_pd;
 
+/* The result's dims (dims[0..src->ndims)) of pooling src with p, after
+ * checking p (alg, sizes, padding, a kernel no wider than the padded
+ * input); errors name `where` (NULL: quiet). The one geometry check of
+ * lg_pool_create and the graph's pool node. */
+LG_INTERNAL lg_status lg__pool_out_dims(const lg_pool_params *p, const lg_md *src,
+                                        const char *where, int64_t *dims);
+
+/* lg_pool_create without creating: validate (errors name `where`; NULL:
+ * quiet), resolve dst "any" and fill the cache key *pd; *fast (may be NULL)
+ * tells whether vector code runs these layouts (else the reference). */
+LG_INTERNAL lg_status lg__pool_query(const lg_pool_params *p, const lg_md *src, const lg_md *dst,
+                                     const char *where, lg__pool_pd *pd, bool *fast);
+
 /* Valid taps of one output coordinate along one dim: kernel indices
  * [lo, hi), input coordinate of tap j: in0 + j * step. */
 typedef struct lg__pool_taps {
