@@ -173,8 +173,22 @@ static bool conv_absorb_affine(const lg__node *node, const lg_md *in, const void
     int64_t oc = grouped ? w->dims[0] * w->dims[1] : w->dims[0];
     const float *src = data[1];
     float *dst = wei;
-    memcpy(dst, src, lg_md_size(w));
     int64_t n = lg__md_nelems(w), idx[LG_MAX_NDIMS];
+    lg_md plain;
+    lg__md_plain(w, &plain);
+    if (lg_md_equal(w, &plain)) {
+        /* oihw / goihw: each output channel's weights are one run. */
+        int64_t per = n / oc;
+        for (int64_t o = 0; o < oc; o++) {
+            const float *restrict s = src + o * per;
+            float *restrict d = dst + o * per;
+            const float a = scale[o];
+            for (int64_t i = 0; i < per; i++) d[i] = s[i] * a;
+        }
+        n = 0;
+    } else {
+        memcpy(dst, src, lg_md_size(w));
+    }
     for (int64_t i = 0; i < n; i++) {
         int64_t r = i;
         for (int d = w->ndims - 1; d >= 0; d--) {
