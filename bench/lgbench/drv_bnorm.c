@@ -1,7 +1,7 @@
 /* --bnorm: lg_bnorm_create (inference with given statistics) against
  * lg__bnorm_ref (bit for bit: every path computes the reference's
- * expression; padding zero), or timed (lgraph only: the oneDNN side of this
- * driver is not wired).
+ * expression; padding zero), or timed against oneDNN's batch normalization
+ * (global statistics).
  *
  *   --bnorm --dir=FWD_I --dt=f32 --tag=nChw16c --flags=GS,GCHR [--inplace=true]
  *           mb2ic64ih56
@@ -9,6 +9,7 @@
  * statistics as inputs), S scale and shift, C scale, H shift, R fused relu.
  * Descriptors: mb, ic, id/ih/iw (only ih: square, only id: cubic), n"name". */
 #include "drv_common.h"
+#include "lgb_dnnl.h"
 
 #include "primitives/bnorm/bnorm.h"
 
@@ -123,6 +124,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
     lg_run r = {0};
     void *in = NULL, *out = NULL, *want = NULL;
     float *st = NULL;
+    lgb_dnnl *dn = NULL;
     if (!lgb_created(lg_bnorm_create(&r.k, &md, NULL, 1e-5f, flags), "lg_bnorm_create", res))
         goto done;
     snprintf(res->impl, sizeof res->impl, "%s", lg_kernel_impl(r.k));
@@ -169,10 +171,14 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
         if (inplace) lgb_buf_fill(&md, in, &rng, -4, 4, false);
     }
     if (ctx->mode.performance && res->status == LGB_PASSED) {
-        lgb_perf(ctx, run_lg, &r, NULL, NULL, res);
+        dn = lgb_dnnl_bnorm(&md, 1e-5f, flags, in, out, st, st + c, st + 2 * c, st + 3 * c,
+                            res->msg, sizeof res->msg);
+        lgb_perf(ctx, run_lg, &r, dn ? lgb_dnnl_run : NULL, dn, res);
+        if (dn) snprintf(res->dnnl_impl, sizeof res->dnnl_impl, "%s", lgb_dnnl_impl(dn));
         res->bytes = 2.0 * (double)lg_md_size(&md);
     }
 done:
+    lgb_dnnl_destroy(dn);
     lg_kernel_destroy(r.k);
     if (out != in) free(out);
     free(in);

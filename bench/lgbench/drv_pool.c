@@ -1,15 +1,16 @@
 /* --pool: lg_pool_create against lg__pool_ref (bit for bit: the fast paths
- * sum in the reference's order; padding must stay zero), or timed (lgraph
- * only: the oneDNN side of this driver is not wired).
+ * sum in the reference's order; padding must stay zero), or timed against
+ * oneDNN.
  *
  *   --pool --dir=FWD_I --dt=f32 --tag=nChw16c --alg=max,avg_np,avg_p
  *          mb2ic64_ih56oh28kh3sh2ph1
  * Descriptors are benchdnn's pooling ones (mb, ic, id/ih/iw, od/oh/ow,
  * kd/kh/kw, sd/sh/sw, pd/ph/pw, dd/dh/dw, n"name"), read with the rules of
  * the conv descriptor (conv_desc.h): the right padding is what makes the
- * output exact. */
+ * output exact. P mode times oneDNN's pooling (v2) on the same buffers. */
 #include "conv_desc.h"
 #include "drv_common.h"
+#include "lgb_dnnl.h"
 
 #include "primitives/pool/pool.h"
 
@@ -89,6 +90,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
     lg_run r = {0};
     void *in = NULL, *out = NULL, *want = NULL;
     lg__pool_geom g = {0};
+    lgb_dnnl *dn = NULL;
     if (!lgb_created(lg_pool_create(&r.k, &p, &src, &dst), "lg_pool_create", res)) goto done;
     snprintf(res->impl, sizeof res->impl, "%s", lg_kernel_impl(r.k));
     in = lgb_buf_alloc(&src);
@@ -121,10 +123,13 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
         }
     }
     if (ctx->mode.performance && res->status == LGB_PASSED) {
-        lgb_perf(ctx, run_lg, &r, NULL, NULL, res);
+        dn = lgb_dnnl_pool(&p, &src, &dst, in, out, res->msg, sizeof res->msg);
+        lgb_perf(ctx, run_lg, &r, dn ? lgb_dnnl_run : NULL, dn, res);
+        if (dn) snprintf(res->dnnl_impl, sizeof res->dnnl_impl, "%s", lgb_dnnl_impl(dn));
         res->bytes = (double)(lg_md_size(&src) + lg_md_size(&dst));
     }
 done:
+    lgb_dnnl_destroy(dn);
     lg__free(g.mem);
     lg_kernel_destroy(r.k);
     free(in);

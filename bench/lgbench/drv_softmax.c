@@ -1,10 +1,11 @@
 /* --softmax: lg_softmax_create against lg__softmax_ref (within the error
- * bound lg_softmax_create states, padding zero), or timed (lgraph only: the
- * oneDNN side of this driver is not wired).
+ * bound lg_softmax_create states, padding zero), or timed against oneDNN's
+ * softmax (v2).
  *
  *   --softmax --dir=FWD_I --sdt=f32 --ddt=f32 --stag=abx --dtag=any
  *             --alg=SOFTMAX,LOGSOFTMAX --axis=1 [--inplace=true] 16x1000 */
 #include "drv_common.h"
+#include "lgb_dnnl.h"
 
 #include "primitives/softmax/softmax.h"
 
@@ -72,6 +73,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
     }
     lg_run r = {0};
     void *in = NULL, *out = NULL, *want = NULL;
+    lgb_dnnl *dn = NULL;
     if (!lgb_created(lg_softmax_create(&r.k, alg, (int)axis, &src, &dst), "lg_softmax_create", res))
         goto done;
     snprintf(res->impl, sizeof res->impl, "%s", lg_kernel_impl(r.k));
@@ -113,10 +115,13 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
         if (inplace) lgb_buf_fill(&src, in, &rng, -10, 10, false);
     }
     if (ctx->mode.performance && res->status == LGB_PASSED) {
-        lgb_perf(ctx, run_lg, &r, NULL, NULL, res);
+        dn = lgb_dnnl_softmax(alg, (int)axis, &src, &dst, in, out, res->msg, sizeof res->msg);
+        lgb_perf(ctx, run_lg, &r, dn ? lgb_dnnl_run : NULL, dn, res);
+        if (dn) snprintf(res->dnnl_impl, sizeof res->dnnl_impl, "%s", lgb_dnnl_impl(dn));
         res->bytes = (double)(lg_md_size(&src) + lg_md_size(&dst));
     }
 done:
+    lgb_dnnl_destroy(dn);
     lg_kernel_destroy(r.k);
     if (out != in) free(out);
     free(in);
