@@ -426,3 +426,66 @@ Test(nodes_layers, fold_batchnorm_into_conv) {
         lg_graph_destroy(g);
     }
 }
+
+/* Relu and clip (f(0) = 0) after a pool become its post-ops (one step),
+ * a clip with f(0) != 0 stays a step of its own; results equal the
+ * reference in every strategy, fused or not, at every ISA cap; the global
+ * average pool's path takes post-ops too. */
+Test(nodes_layers, pool_post_ops_fuse) {
+    lg_rng r = {5};
+    int64_t xd[4] = {2, 12, 9, 9};
+    lg_graph *g;
+    cr_assert_eq(lg_graph_create(&g), LG_OK);
+    lg_md xmd = md_tag(4, xd, "any");
+    lg_value x, a, b, c;
+    cr_assert_eq(lg_graph_add_input(g, "x", &xmd, &x), LG_OK);
+    lg_pool_params pm = pool_p(LG_POOL_MAX, 3, 2, 1, 1);
+    a = add_pool(g, x, &pm);
+    cr_assert_eq(lg_graph_add_eltwise(g, a, LG_ELTWISE_RELU, 0.1f, 0, &a), LG_OK);
+    cr_assert_eq(lg_graph_add_eltwise(g, a, LG_ELTWISE_CLIP, -0.5f, 0.5f, &a), LG_OK);
+    lg_pool_params pg = pool_p(LG_POOL_AVG_EXCLUDE_PADDING, 9, 1, 0, 0);
+    b = add_pool(g, x, &pg);
+    cr_assert_eq(lg_graph_add_eltwise(g, b, LG_ELTWISE_RELU, 0, 0, &b), LG_OK);
+    lg_pool_params pa = pool_p(LG_POOL_AVG_INCLUDE_PADDING, 2, 2, 0, 0);
+    c = add_pool(g, x, &pa);
+    cr_assert_eq(lg_graph_add_eltwise(g, c, LG_ELTWISE_CLIP, 0.1f, 6.0f, &c), LG_OK);
+    cr_assert_eq(lg_graph_add_output(g, a, "a", "abcd"), LG_OK);
+    cr_assert_eq(lg_graph_add_output(g, b, "b", "abcd"), LG_OK);
+    cr_assert_eq(lg_graph_add_output(g, c, "c", "abcd"), LG_OK);
+
+    tensor xt = t_rand(4, xd, &r, -1, 1);
+    tensor a1 = ref_pool(&xt, &pm), a2 = ref_relu(&a1, 0.1f), b1 = ref_pool(&xt, &pg),
+           b2 = ref_relu(&b1, 0), c1 = ref_pool(&xt, &pa);
+    tensor want[3] = {t_new(4, a2.dims), b2, t_new(4, c1.dims)};
+    for (int64_t i = 0; i < t_count(&a2); i++)
+        want[0].d[i] = a2.d[i] < -0.5f ? -0.5f : a2.d[i] > 0.5f ? 0.5f : a2.d[i];
+    for (int64_t i = 0; i < t_count(&c1); i++)
+        want[2].d[i] = c1.d[i] < 0.1f ? 0.1f : c1.d[i] > 6.0f ? 6.0f : c1.d[i];
+    const char *in_names[1] = {"x"}, *out_names[3] = {"a", "b", "c"};
+    int caps[3], ncaps = isa_caps(caps);
+    for (int cp = 0; cp < ncaps; cp++) {
+        lg__cpu_set_isa_cap(caps[cp]);
+        for (int s = 0; s < 3; s++)
+            for (int fuse = 0; fuse < 2; fuse++) {
+                lg_plan *p = compile_with(g, strategies[s], fuse ? NULL : "fuse");
+                tensor got[3];
+                run_plan(p, 1, in_names, &xt, 3, out_names, got);
+                for (int o = 0; o < 3; o++) {
+                    t_expect_near(&got[o], &want[o], 1e-6f, 1e-6f, out_names[o]);
+                    t_free(&got[o]);
+                }
+                /* Fused: 3 pools + the clip(0.1, 6) (+ output copies). */
+                int steps = plan_steps(p);
+                lg_plan_stats st;
+                cr_assert_eq(lg_plan_stats_get(p, &st), LG_OK);
+                int kernels = steps - st.runtime_reorders;
+                cr_expect_eq(kernels, fuse ? 4 : 7, "%s fuse %d isa %d: %d kernel steps",
+                             strategy_name(strategies[s]), fuse, caps[cp], kernels);
+                lg_plan_destroy(p);
+            }
+    }
+    lg__cpu_set_isa_cap(-1);
+    tensor *all[] = {&xt, &a1, &a2, &b1, &c1, &want[0], &want[1], &want[2]};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) t_free(all[i]);
+    lg_graph_destroy(g);
+}

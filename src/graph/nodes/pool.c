@@ -3,9 +3,10 @@
  * and writes the same layout family; OPTIMAL offers src and dst in one
  * family (plain, channels last, channel-blocked). Cost: a flop per tap,
  * with the reference's slowdown where the kernel has no vector code for the
- * pair (lg__pool_query: asked, not created). No post-ops: a relu after a
- * max pool runs as its own step. */
+ * pair (lg__pool_query: asked, not created). A relu or clip (f(0) = 0)
+ * after it becomes a post-op on f32 vector paths (lg__pool_create_post). */
 #include "graph/graph.h"
+#include "primitives/eltwise/eltwise.h"
 #include "primitives/pool/pool.h"
 
 #include <string.h>
@@ -64,16 +65,21 @@ static void pool_cost(const lg__node *node, const lg_md *in, const lg_md *out, l
     c->slowdown = fast ? 1.0 : REF_SLOWDOWN;
 }
 
+/* Eltwise post-ops with f(0) = 0 (relu, clip around 0) on f32 vector paths. */
+static bool pool_accepts_post(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
+                              const lg__post_op *post) {
+    return lg__pool_create_post(NULL, &node->p.pool, &in[0], out, npost, post, NULL) == LG_OK;
+}
+
 static lg_status pool_create(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
                              const lg__post_op *post, lg_kernel **k) {
-    (void)npost, (void)post;
-    return lg_pool_create(k, &node->p.pool, &in[0], out);
+    return lg__pool_create_post(k, &node->p.pool, &in[0], out, npost, post, "lg_pool_create");
 }
 
 /* "alg:max k:3x3 stride:2x2 pad:1x1/1x1". */
 static void pool_describe(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
                           const lg__post_op *post, char *buf, size_t len) {
-    (void)out, (void)npost, (void)post;
+    (void)out;
     const lg_pool_params *p = &node->p.pool;
     static const char *const algs[] = {"max", "avg_p", "avg_np"};
     int sp = in[0].ndims - 2;
@@ -88,6 +94,9 @@ static void pool_describe(const lg__node *node, const lg_md *in, const lg_md *ou
         for (int d = 0; d < sp && n >= 0 && (size_t)n < len; d++)
             n += snprintf(buf + n, len - (size_t)n, d ? "x%lld" : "%lld", (long long)fields[f][d]);
     }
+    for (int i = 0; i < npost && n >= 0 && (size_t)n < len; i++)
+        n += snprintf(buf + n, len - (size_t)n, "%s+%s",
+                      i ? "" : " post:", lg__eltwise_alg_str(post[i].alg));
 }
 
 const lg__node_ops lg__node_pool_ops = {
@@ -99,6 +108,7 @@ const lg__node_ops lg__node_pool_ops = {
     .layout_greedy = lg__layout_keep,
     .candidates = pool_candidates,
     .cost = pool_cost,
+    .accepts_post = pool_accepts_post,
     .create = pool_create,
     .describe = pool_describe,
 };
