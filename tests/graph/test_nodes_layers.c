@@ -110,12 +110,13 @@ static lg_value add_conv(lg_graph *g, lg_value src, int64_t ic, int64_t oc, int6
 }
 
 typedef struct bn_layer {
-    float mean[64], var[64], gamma[64], beta[64];
+    float mean[256], var[256], gamma[256], beta[256];
     bool affine, relu;
 } bn_layer;
 
 static lg_value add_bn(lg_graph *g, lg_value src, int64_t c, bool affine, bool relu, lg_rng *r,
                        bn_layer *L, const char *name) {
+    cr_assert_leq(c, 256, "bn_layer holds 256 channels");
     L->affine = affine;
     L->relu = relu;
     for (int64_t i = 0; i < c; i++) {
@@ -487,5 +488,84 @@ Test(nodes_layers, pool_post_ops_fuse) {
     lg__cpu_set_isa_cap(-1);
     tensor *all[] = {&xt, &a1, &a2, &b1, &c1, &want[0], &want[1], &want[2]};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) t_free(all[i]);
+    lg_graph_destroy(g);
+}
+
+/* A ResNet-18-shaped network (stem conv + bn + relu + max pool, 8 basic
+ * blocks over 4 stages with downsampling convs, global average pool,
+ * softmax), small sizes: OPTIMAL stays exact on a whole network with
+ * batchnorms folded or not, and every strategy gives the same result (the
+ * three plans differ in every layout, so each checks the others). */
+static lg_value conv_bn_relu(lg_graph *g, lg_value x, int64_t ic, int64_t oc, int64_t k, int64_t s,
+                             bool relu, lg_rng *r, int *id) {
+    char name[32];
+    snprintf(name, sizeof name, "c%d", (*id)++);
+    conv_layer L;
+    L.p = (lg_conv_params){
+        .strides = {s, s}, .pad_l = {k / 2, k / 2}, .pad_r = {k / 2, k / 2}, .groups = 1};
+    float sc = 1.0f / sqrtf((float)(ic * k * k));
+    int64_t wd[4] = {oc, ic, k, k};
+    L.w = t_rand(4, wd, r, -sc, sc);
+    lg_md wmd = md_tag(4, wd, "oihw");
+    lg_value w, y;
+    cr_assert_eq(lg_graph_add_constant(g, name, &wmd, L.w.d, &w), LG_OK);
+    t_free(&L.w);
+    cr_assert_eq(lg_graph_add_conv(g, x, w, LG_NO_VALUE, &L.p, &y), LG_OK, "%s", lg_last_error());
+    bn_layer B;
+    strcat(name, "bn");
+    return add_bn(g, y, oc, true, relu, r, &B, name);
+}
+
+Test(nodes_layers, resnet18_shaped_network_exact_and_consistent) {
+    lg_rng r = {18};
+    int64_t xd[4] = {1, 3, 32, 32};
+    lg_graph *g;
+    cr_assert_eq(lg_graph_create(&g), LG_OK);
+    lg_md xmd = md_tag(4, xd, "abcd");
+    lg_value x, v;
+    cr_assert_eq(lg_graph_add_input(g, "x", &xmd, &x), LG_OK);
+    int id = 0;
+    v = conv_bn_relu(g, x, 3, 16, 3, 1, true, &r, &id);
+    lg_pool_params pm = pool_p(LG_POOL_MAX, 3, 2, 1, 1);
+    v = add_pool(g, v, &pm);
+    int64_t ic = 16;
+    for (int st = 0; st < 4; st++) {
+        int64_t oc = 16 << st;
+        for (int b = 0; b < 2; b++) {
+            int64_t s = b == 0 && st > 0 ? 2 : 1;
+            lg_value y = conv_bn_relu(g, v, ic, oc, 3, s, true, &r, &id);
+            y = conv_bn_relu(g, y, oc, oc, 3, 1, false, &r, &id);
+            lg_value sc = s > 1 ? conv_bn_relu(g, v, ic, oc, 1, s, false, &r, &id) : v;
+            cr_assert_eq(lg_graph_add_binary(g, LG_BINARY_ADD, y, sc, &v), LG_OK);
+            cr_assert_eq(lg_graph_add_eltwise(g, v, LG_ELTWISE_RELU, 0, 0, &v), LG_OK);
+            ic = oc;
+        }
+    }
+    lg_pool_params pg = pool_p(LG_POOL_AVG_EXCLUDE_PADDING, 2, 1, 0, 0); /* 16 -> 8 -> 4 -> 2 */
+    v = add_pool(g, v, &pg);
+    cr_assert_eq(lg_graph_add_softmax(g, v, LG_LOGSOFTMAX, 1, &v), LG_OK);
+    cr_assert_eq(lg_graph_add_output(g, v, "y", "abcd"), LG_OK);
+    tensor xt = t_rand(4, xd, &r, -1, 1), got[2][3];
+    const char *in_names[1] = {"x"}, *out_names[1] = {"y"};
+    for (int f = 0; f < 2; f++)
+        for (int s = 0; s < 3; s++) {
+            lg_plan *p = compile_with(g, strategies[s], f ? "fold_batchnorm" : NULL);
+            lg_plan_stats st;
+            cr_assert_eq(lg_plan_stats_get(p, &st), LG_OK);
+            if (strategies[s] == LG_STRATEGY_OPTIMAL)
+                cr_expect(st.exact, "OPTIMAL is not exact (fold %s)", f ? "off" : "on");
+            cr_log_info("resnet18-shaped, %s, fold_batchnorm %s: %d steps, %.1f ms, exact %d",
+                        strategy_name(strategies[s]), f ? "off" : "on", st.steps, st.compile_ms,
+                        (int)st.exact);
+            run_plan(p, 1, in_names, &xt, 1, out_names, &got[f][s]);
+            lg_plan_destroy(p);
+        }
+    for (int f = 0; f < 2; f++)
+        for (int s = 0; s < 3; s++) {
+            if (f || s) t_expect_near(&got[f][s], &got[0][0], ATOL, RTOL, "vs NONE with folding");
+        }
+    for (int f = 0; f < 2; f++)
+        for (int s = 0; s < 3; s++) t_free(&got[f][s]);
+    t_free(&xt);
     lg_graph_destroy(g);
 }
