@@ -34,6 +34,13 @@
     X("Slice", slice)                                                                              \
     X("Identity", identity)                                                                        \
     X("Dropout", identity)                                                                         \
+    X("MaxPool", pool)                                                                             \
+    X("AveragePool", pool)                                                                         \
+    X("GlobalAveragePool", global_pool)                                                            \
+    X("GlobalMaxPool", global_pool)                                                                \
+    X("ReduceMean", reduce_mean)                                                                   \
+    X("Softmax", softmax)                                                                          \
+    X("LogSoftmax", softmax)                                                                       \
     X("Gemm", gemm)                                                                                \
     X("MatMul", matmul)                                                                            \
     X("Flatten", flatten)
