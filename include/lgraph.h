@@ -709,6 +709,33 @@ LG_API lg_status lg_graph_add_shuffle(lg_graph *g, lg_value src, int axis, int64
 LG_API lg_status lg_graph_add_reorder(lg_graph *g, lg_value src, const lg_md *dst,
                                       const lg_attr *attr, lg_value *out);
 
+/*
+ * A concat node (see lg_concat_create): srcs[0..n) (n in
+ * 1..LG_CONCAT_MAX_SRCS, one type and rank, equal off the axis) placed one
+ * after another along `axis`. A node reads at most three values: more
+ * sources become a balanced tree of concat nodes of at most three inputs
+ * each (docs/architecture.md); *out is the root's result. Layouts: every
+ * source is read in the layout the node runs in (plain, channels last or
+ * channel-blocked; OPTIMAL picks the cheapest over the inputs and readers).
+ * LG_INVALID_ARGUMENT (naming srcs[i]) for NULL pointers, unknown values, n
+ * out of range, mismatched ranks, types or dims, an axis out of range.
+ */
+LG_API lg_status lg_graph_add_concat(lg_graph *g, int axis, int n, const lg_value *srcs,
+                                     lg_value *out);
+
+/* A slice node (see lg_slice_create): src's [start, start + len) along
+ * `axis`; it keeps src's layout. LG_INVALID_ARGUMENT for NULL pointers, an
+ * unknown value, an axis out of range, a range outside src. */
+LG_API lg_status lg_graph_add_slice(lg_graph *g, lg_value src, int axis, int64_t start,
+                                    int64_t len, lg_value *out);
+
+/* A split: src cut along `axis` into n parts of sizes[0..n) (each >= 1,
+ * summing to src's dim), one slice node each; outs[i] is part i.
+ * LG_INVALID_ARGUMENT (naming sizes[i] or the sum) otherwise; nothing is
+ * added to g on error. */
+LG_API lg_status lg_graph_add_split(lg_graph *g, lg_value src, int axis, int n,
+                                    const int64_t *sizes, lg_value *outs);
+
 /* Mark v as a graph output named `name`, wanted in layout `tag` ("any" lets
  * the compiler choose; lg_plan_query_md reports it). A value may be an output
  * and feed other nodes. */

@@ -65,6 +65,13 @@ typedef union lg__node_params {
     struct {
         lg_md dst;
     } reorder;
+    struct {
+        int axis;
+    } concat;
+    struct {
+        int axis;
+        int64_t start, len;
+    } slice;
 } lg__node_params;
 
 /* The fields of a node as the builder makes it (what every hook sees),

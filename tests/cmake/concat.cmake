@@ -1,2 +1,3 @@
 # Concat and slice kernels against a truth computed by logical index.
 lg_add_test(primitives_concat SOURCES primitives/test_concat.c)
+lg_add_test(graph_concat SOURCES graph/test_graph_concat.c)
