@@ -8,25 +8,19 @@
 
 #include <immintrin.h>
 
-/* Most segments one dst block has on the vector path (BB <= 64 bytes, one
- * byte at least per segment). */
-#define MAXSEG 64
-
 void lg__cc_rows_avx2(const lg__cc_blocked *b, const void *const *srcs, void *dst, int64_t n,
                       int64_t j, int64_t r0, int64_t r1) {
     const int64_t BB = b->BB, R = b->R;
-    const int32_t k0 = b->seg0[j], ns = b->seg0[j + 1] - k0;
-    if ((BB != 16 && BB != 32 && BB != 64) || ns > MAXSEG) {
+    const uint8_t *base[LG_CC_MAXSEG];
+    const int32_t ns = lg__cc_windows(b, srcs, n, j, base), k0 = b->seg0[j];
+    if (ns < 0) {
         lg__cc_rows_scalar(b, srcs, dst, n, j, r0, r1);
         return;
     }
-    const lg__cc_seg *segs = b->segs + k0;
-    const uint8_t *base[MAXSEG];
     bool lo_bad = false, hi_bad = false;
     for (int32_t s = 0; s < ns; s++) {
-        base[s] = lg__cc_src_row(b, srcs, &segs[s], n, 0) + segs[s].so - segs[s].dof;
-        lo_bad |= segs[s].so < segs[s].dof;
-        hi_bad |= segs[s].so > segs[s].dof;
+        lo_bad |= b->segs[k0 + s].so < b->segs[k0 + s].dof;
+        hi_bad |= b->segs[k0 + s].so > b->segs[k0 + s].dof;
     }
     int64_t v0 = r0, v1 = r1;
     if (lo_bad && v0 == 0) v0 = 1;

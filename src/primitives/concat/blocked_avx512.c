@@ -6,8 +6,6 @@
 
 #include <immintrin.h>
 
-#define MAXSEG 64
-
 static inline uint64_t seg_mask(const lg__cc_seg *s) {
     uint64_t m = s->len >= 64 ? ~0ull : ((1ull << s->len) - 1);
     return m << s->dof;
@@ -16,18 +14,14 @@ static inline uint64_t seg_mask(const lg__cc_seg *s) {
 void lg__cc_rows_avx512(const lg__cc_blocked *b, const void *const *srcs, void *dst, int64_t n,
                         int64_t j, int64_t r0, int64_t r1) {
     const int64_t BB = b->BB, R = b->R;
-    const int32_t k0 = b->seg0[j], ns = b->seg0[j + 1] - k0;
-    if ((BB != 16 && BB != 32 && BB != 64) || ns > MAXSEG) {
+    const uint8_t *base[LG_CC_MAXSEG];
+    const int32_t ns = lg__cc_windows(b, srcs, n, j, base), k0 = b->seg0[j];
+    if (ns < 0) {
         lg__cc_rows_scalar(b, srcs, dst, n, j, r0, r1);
         return;
     }
-    const lg__cc_seg *segs = b->segs + k0;
-    const uint8_t *base[MAXSEG];
-    __mmask64 km[MAXSEG];
-    for (int32_t s = 0; s < ns; s++) {
-        base[s] = lg__cc_src_row(b, srcs, &segs[s], n, 0) + segs[s].so - segs[s].dof;
-        km[s] = (__mmask64)seg_mask(&segs[s]);
-    }
+    __mmask64 km[LG_CC_MAXSEG];
+    for (int32_t s = 0; s < ns; s++) km[s] = (__mmask64)seg_mask(&b->segs[k0 + s]);
     uint8_t *d = (uint8_t *)dst + ((n * b->dcb + j) * R) * BB;
     if (BB == 64) {
         for (int64_t r = r0; r < r1; r++) {

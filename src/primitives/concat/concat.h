@@ -74,11 +74,29 @@ LG_INTERNAL bool lg__cc_blocked_plan(const lg__cc_pd *pd, const lg__cc_piece *pc
                                      lg__cc_blocked *b);
 LG_INTERNAL void lg__cc_blocked_free(lg__cc_blocked *b);
 
-/* Scalar copy of segment s for row r of dst block j of plane n (the rows
- * a vector window would read outside its source plane). */
+/* Source row r of segment s for plane n. */
 static inline const uint8_t *lg__cc_src_row(const lg__cc_blocked *b, const void *const *srcs,
                                             const lg__cc_seg *s, int64_t n, int64_t r) {
     return (const uint8_t *)srcs[s->src] + ((n * b->scb[s->src] + s->sblk) * b->R + r) * b->BB;
+}
+
+/* Most segments one dst block has on the vector paths (BB <= 64 bytes, one
+ * byte at least per segment). */
+#define LG_CC_MAXSEG 64
+
+/* The vector paths' setup for dst block j of plane n: base[s] = the window
+ * of segment s at row 0 (row r at base[s] + r * BB, aligned so that the
+ * segment's bytes land on its dst bytes). Returns the segment count, or -1
+ * when the block is not for the vector paths (BB not 16, 32 or 64). */
+static inline int lg__cc_windows(const lg__cc_blocked *b, const void *const *srcs, int64_t n,
+                                 int64_t j, const uint8_t **base) {
+    const int32_t k0 = b->seg0[j], ns = b->seg0[j + 1] - k0;
+    if ((b->BB != 16 && b->BB != 32 && b->BB != 64) || ns > LG_CC_MAXSEG) return -1;
+    for (int32_t s = 0; s < ns; s++) {
+        const lg__cc_seg *g = &b->segs[k0 + s];
+        base[s] = lg__cc_src_row(b, srcs, g, n, 0) + g->so - g->dof;
+    }
+    return ns;
 }
 
 #endif /* LG_PRIMITIVES_CONCAT_CONCAT_H */
