@@ -31,6 +31,10 @@ lgb_dnnl *lgb_dnnl_conv(const lg_conv_params *p, const lg_md *src, const lg_md *
                         const lg_md *bias, const lg_md *dst, const lgb_attr_spec *a, void *sbuf,
                         void *wbuf, void *bbuf, void *dbuf, char *why, size_t len);
 
+/* Concat of n sources along axis (oneDNN's MULTIPLE_SRC arguments). */
+lgb_dnnl *lgb_dnnl_concat(int n, const lg_md *srcs, const lg_md *dst, int axis, void *const *sbufs,
+                          void *dbuf, char *why, size_t len);
+
 void lgb_dnnl_run(void *prim);
 const char *lgb_dnnl_impl(const lgb_dnnl *p);
 void lgb_dnnl_destroy(lgb_dnnl *p);
