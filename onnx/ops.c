@@ -34,7 +34,14 @@
     X("Slice", slice_any)                                                                          \
     X("Split", split)                                                                              \
     X("Identity", identity)                                                                        \
-    X("Dropout", identity)
+    X("Dropout", identity)                                                                         \
+    X("MaxPool", pool)                                                                             \
+    X("AveragePool", pool)                                                                         \
+    X("GlobalAveragePool", global_pool)                                                            \
+    X("GlobalMaxPool", global_pool)                                                                \
+    X("ReduceMean", reduce_mean)                                                                   \
+    X("Softmax", softmax)                                                                          \
+    X("LogSoftmax", softmax)
 
 #define DECLARE(name, fn) lg_status lg__onnx_op_##fn(importer *im);
 ONNX_OPS(DECLARE)

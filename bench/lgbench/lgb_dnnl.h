@@ -31,6 +31,15 @@ lgb_dnnl *lgb_dnnl_conv(const lg_conv_params *p, const lg_md *src, const lg_md *
                         const lg_md *bias, const lg_md *dst, const lgb_attr_spec *a, void *sbuf,
                         void *wbuf, void *bbuf, void *dbuf, char *why, size_t len);
 
+/* Forward inference pooling, softmax and batch normalization (statistics
+ * given: mean, variance, then scale and shift when the flags ask). */
+lgb_dnnl *lgb_dnnl_pool(const lg_pool_params *p, const lg_md *src, const lg_md *dst, void *sbuf,
+                        void *dbuf, char *why, size_t len);
+lgb_dnnl *lgb_dnnl_softmax(lg_softmax_alg alg, int axis, const lg_md *src, const lg_md *dst,
+                           void *sbuf, void *dbuf, char *why, size_t len);
+lgb_dnnl *lgb_dnnl_bnorm(const lg_md *md, float eps, unsigned flags, void *sbuf, void *dbuf,
+                         float *mean, float *var, float *scale, float *shift, char *why,
+                         size_t len);
 /* Concat of n sources along axis (oneDNN's MULTIPLE_SRC arguments). */
 lgb_dnnl *lgb_dnnl_concat(int n, const lg_md *srcs, const lg_md *dst, int axis, void *const *sbufs,
                           void *dbuf, char *why, size_t len);

@@ -1,6 +1,6 @@
 /* The concat node: lg_graph_add_concat and its hooks. A node reads at most
- * LG_NODE_MAX_IN values, so a concat of more sources is a balanced tree of
- * concat nodes (each level copies the data once more; see
+ * LG_NODE_MAX_IN (5) values, so a concat of more sources is a balanced tree
+ * of concat nodes (each level copies the data once more; see
  * docs/architecture.md). Memory-bound: it runs in one layout L, every input
  * read in L and the result written in L, which lets the kernel take its
  * blocked or row paths; OPTIMAL weighs L against the inputs' and readers'
@@ -95,9 +95,12 @@ static void concat_describe(const lg__node *node, const lg_md *in, const lg_md *
     snprintf(buf, len, "axis:%d n:%d", node->p.concat.axis, node->nin);
 }
 
+_Static_assert(LG_NODE_MAX_IN == 5, "lg__node_concat_ops.in_args: one argument id per input");
+
 const lg__node_ops lg__node_concat_ops = {
     .name = "concat",
-    .in_args = {LG_ARG_MULTIPLE_SRC, LG_ARG_MULTIPLE_SRC + 1, LG_ARG_MULTIPLE_SRC + 2},
+    .in_args = {LG_ARG_MULTIPLE_SRC, LG_ARG_MULTIPLE_SRC + 1, LG_ARG_MULTIPLE_SRC + 2,
+                LG_ARG_MULTIPLE_SRC + 3, LG_ARG_MULTIPLE_SRC + 4},
     .infer = concat_infer,
     .layout_none = lg__layout_all_plain,
     .layout_greedy = concat_greedy,
