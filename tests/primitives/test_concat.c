@@ -104,7 +104,7 @@ static void concat_case(lg_rng *r, int nd, const int64_t *dims, lg_dtype dt, int
     int w = snprintf(what, sizeof what, "concat %s axis %d:", lg_dtype_str(dt), axis);
     for (int i = 0; i < n; i++) {
         int64_t d[LG_MAX_NDIMS];
-        memcpy(d, dims, sizeof d);
+        memcpy(d, dims, (size_t)nd * sizeof *dims);
         d[axis] = ext[i];
         cr_assert_eq(lg_md_init_tag(&srcs[i], nd, d, dt, tags[i]), LG_OK, "%s", lg_last_error());
         sb[i] = random_buf(r, &srcs[i]);
@@ -115,7 +115,7 @@ static void concat_case(lg_rng *r, int nd, const int64_t *dims, lg_dtype dt, int
     }
     snprintf(what + w, sizeof what - (size_t)w, " -> %s", dtag ? dtag : "any");
     int64_t dd[LG_MAX_NDIMS];
-    memcpy(dd, dims, sizeof dd);
+    memcpy(dd, dims, (size_t)nd * sizeof *dims);
     dd[axis] = total;
     if (dtag)
         cr_assert_eq(lg_md_init_tag(&dst, nd, dd, dt, dtag), LG_OK, "%s", lg_last_error());
@@ -249,7 +249,7 @@ static void slice_case(lg_rng *r, int nd, const int64_t *dims, lg_dtype dt, int 
     lg_md src, dst;
     cr_assert_eq(lg_md_init_tag(&src, nd, dims, dt, stag), LG_OK);
     int64_t dd[LG_MAX_NDIMS];
-    memcpy(dd, dims, sizeof dd);
+    memcpy(dd, dims, (size_t)nd * sizeof *dims);
     dd[axis] = len;
     cr_assert_eq(lg_md_init_tag(&dst, nd, dd, dt, dtag), LG_OK);
     unsigned char *sb = random_buf(r, &src);
