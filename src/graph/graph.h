@@ -75,6 +75,13 @@ typedef union lg__node_params {
         unsigned flags; /* LG_BNORM_FUSE_RELU, USE_SCALE | USE_SHIFT with gamma, beta */
     } batchnorm;
     struct {
+        int axis;
+    } concat;
+    struct {
+        int axis;
+        int64_t start, len;
+    } slice;
+    struct {
         int ndims;
         int64_t dims[LG_MAX_NDIMS];
     } reshape;
