@@ -33,9 +33,14 @@ class ConvParams(ctypes.Structure):
                 ("groups", ctypes.c_int64)]
 
 
+# lg_strategy_fn: lg_status (*)(lg_layout_problem *p, void *user_data)
+STRATEGY_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
+
+
 class CompileOptions(ctypes.Structure):
     _fields_ = [("strategy", ctypes.c_int), ("fuse", ctypes.c_bool),
-                ("num_threads", ctypes.c_int), ("disable_passes", ctypes.c_char_p)]
+                ("num_threads", ctypes.c_int), ("disable_passes", ctypes.c_char_p),
+                ("strategy_fn", STRATEGY_FN), ("strategy_data", ctypes.c_void_p)]
 
 
 class PlanStats(ctypes.Structure):
