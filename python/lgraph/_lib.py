@@ -125,6 +125,26 @@ _decls = {
                              ctypes.POINTER(Binding)]),
     "lg_plan_dump": (_S, [_P, _P, ctypes.c_char_p]),
     "lg_plan_destroy": (None, [_P]),
+    # the user-strategy view (lg_layout_problem)
+    "lg_layout_num_nodes": (ctypes.c_int, [_P]),
+    "lg_layout_node": (_S, [_P, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
+                            ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int),
+                            ctypes.POINTER(ctypes.c_int)]),
+    "lg_layout_node_name": (ctypes.c_char_p, [_P, ctypes.c_int]),
+    "lg_layout_node_input": (_S, [_P, ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_int),
+                                  ctypes.POINTER(ctypes.c_int)]),
+    "lg_layout_config_cost": (_S, [_P, ctypes.c_int, ctypes.c_int,
+                                   ctypes.POINTER(ctypes.c_double)]),
+    "lg_layout_config_md": (_S, [_P, ctypes.c_int, ctypes.c_int, ctypes.c_int, _MDP]),
+    "lg_layout_num_edges": (ctypes.c_int, [_P]),
+    "lg_layout_edge": (_S, [_P, ctypes.c_int, ctypes.POINTER(ctypes.c_int),
+                            ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int)]),
+    "lg_layout_edge_mds": (_S, [_P, ctypes.c_int, ctypes.c_int, ctypes.c_int, _MDP, _MDP]),
+    "lg_layout_edge_cost": (_S, [_P, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                                 ctypes.POINTER(ctypes.c_double)]),
+    "lg_layout_cost": (_S, [_P, ctypes.c_int, ctypes.POINTER(ctypes.c_int),
+                            ctypes.POINTER(ctypes.c_double)]),
+    "lg_layout_choose": (_S, [_P, ctypes.c_int, ctypes.POINTER(ctypes.c_int)]),
 }
 for _name, (_res, _args) in _decls.items():
     _f = getattr(lib, _name)
