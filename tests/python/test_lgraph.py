@@ -114,7 +114,8 @@ class GraphTest(unittest.TestCase):
         mine, ref = g.compile(strategy=exhaustive).stats(), g.compile(strategy="optimal").stats()
         for k in ("runtime_reorders", "reorder_bytes", "steps", "folded_reorders"):
             self.assertEqual(mine[k], ref[k], k)
-        self.assertAlmostEqual(mine["model_cost"], ref["model_cost"], delta=1e-9 * ref["model_cost"])
+        self.assertAlmostEqual(mine["model_cost"], ref["model_cost"],
+                               delta=1e-9 * ref["model_cost"])
         self.assertTrue(ref["exact"])
 
         def edges(problem):  # the edge list agrees with node_input
