@@ -815,6 +815,7 @@ typedef struct lg_plan_stats {
     double model_cost;     /* total cost of the layout assignment under the cost model */
     bool exact;            /* the assignment is proven optimal (OPTIMAL without fallback) */
     double compile_ms;     /* wall time lg_graph_compile took */
+    int fused_steps;       /* steps whose kernel runs fused post-ops (eltwise, sum) */
 } lg_plan_stats;
 
 /* Fill *s with the plan's counters. */

@@ -20,13 +20,15 @@ docs/python.md is the guide.
 import ctypes
 import os
 import tempfile
+import time
 
 import numpy as np
 
 from . import _lib
 from ._lib import lib
 
-__all__ = ["Error", "Graph", "LayoutProblem", "Plan", "Value", "load_onnx", "STRATEGIES"]
+__all__ = ["Error", "Graph", "LayoutProblem", "Plan", "Value", "compare_strategies", "load_onnx",
+           "OPTIONAL_PASSES", "STRATEGIES"]
 
 STRATEGIES = {"none": 0, "greedy": 1, "optimal": 2}
 _DTYPES = {"f32": 1, "f16": 2, "bf16": 3, "s32": 4, "s8": 5, "u8": 6}
@@ -299,6 +301,40 @@ class LayoutProblem:
 def _tag(md):
     buf = ctypes.create_string_buffer(64)
     return buf.value.decode() if lib.lg_md_tag(ctypes.byref(md), buf, 64) == 0 else None
+
+
+OPTIONAL_PASSES = ("eliminate_shuffles", "eliminate_reorders", "fuse_shuffle_reorder",
+                   "fold_constants", "fuse", "plan_memory")
+
+
+def compare_strategies(graph, inputs, iters=5, strategies=None, tol=1e-4):
+    """What `lgraph-run --compare-strategies` prints, as a list of dicts: a
+    row per strategy ("none", "greedy", "optimal", or {name: function} for
+    user strategies in `strategies`) and per optional pass switched off
+    under OPTIMAL, each with the plan's statistics, "median_ms" (of iters
+    runs after one warm-up), "max_rel_diff" of every output against the
+    first row's and "agree" (within tol)."""
+    rows = [(name, name, None) for name in ("none", "greedy", "optimal")]
+    rows += [(name, fn, None) for name, fn in (strategies or {}).items()]
+    rows += [("optimal", "optimal", p) for p in OPTIONAL_PASSES]
+    result, ref = [], None
+    for name, strategy, off in rows:
+        plan = graph.compile(strategy=strategy, disable_passes=[off] if off else None)
+        times = []
+        for k in range(iters + 1):
+            t = time.perf_counter()
+            out = plan.run(inputs)
+            if k:
+                times.append((time.perf_counter() - t) * 1e3)
+        if ref is None:
+            ref = out
+        scale = max(float(np.max(np.abs(v))) if v.size else 0.0 for v in ref.values()) or 1.0
+        diff = max(float(np.max(np.abs(out[k] - ref[k]))) if ref[k].size else 0.0 for k in ref)
+        row = dict(plan.stats(), strategy=name, disabled=off, median_ms=float(np.median(times)),
+                   max_rel_diff=diff / scale)
+        row["agree"] = row["max_rel_diff"] <= tol
+        result.append(row)
+    return result
 
 
 class Plan:

@@ -47,7 +47,8 @@ class PlanStats(ctypes.Structure):
     _fields_ = [("runtime_reorders", ctypes.c_int), ("folded_reorders", ctypes.c_int),
                 ("reorder_bytes", ctypes.c_int64), ("steps", ctypes.c_int),
                 ("arena_bytes", ctypes.c_int64), ("model_cost", ctypes.c_double),
-                ("exact", ctypes.c_bool), ("compile_ms", ctypes.c_double)]
+                ("exact", ctypes.c_bool), ("compile_ms", ctypes.c_double),
+                ("fused_steps", ctypes.c_int)]
 
 
 class Binding(ctypes.Structure):

@@ -38,12 +38,7 @@ class GraphTest(unittest.TestCase):
         b = rng.standard_normal(20).astype(np.float32)
         want = np.maximum(conv_ref(x, w, b, 1), 0) + x
         for s in ("none", "greedy", "optimal"):
-            g = lgraph.Graph()
-            xv = g.input("x", x.shape)
-            y = g.eltwise(g.conv(xv, g.constant("w", w), g.constant("b", b), pads=(1, 1)),
-                          "relu")
-            g.output(g.binary("add", y, xv), "y", "nchw")
-            plan = g.compile(strategy=s)
+            plan = self._conv_graph(x, w, b).compile(strategy=s)
             got = plan.run({"x": x})["y"]
             self.assertEqual(got.shape, want.shape)
             np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4, err_msg=s)
@@ -127,6 +122,21 @@ class GraphTest(unittest.TestCase):
             return [0] * problem.num_nodes
 
         g.compile(strategy=edges)
+
+    def test_compare_strategies(self):
+        rng = np.random.default_rng(6)
+        x = rng.standard_normal((1, 16, 5, 5)).astype(np.float32)
+        g = self._conv_graph(x, rng.standard_normal((16, 16, 3, 3)).astype(np.float32) * 0.2,
+                             rng.standard_normal(16).astype(np.float32))
+        rows = lgraph.compare_strategies(g, {"x": x}, iters=1,
+                                         strategies={"first": lambda p: [0] * p.num_nodes})
+        self.assertEqual([(r["strategy"], r["disabled"]) for r in rows][:4],
+                         [("none", None), ("greedy", None), ("optimal", None), ("first", None)])
+        self.assertEqual(len(rows), 4 + len(lgraph.OPTIONAL_PASSES))
+        self.assertTrue(all(r["agree"] for r in rows))
+        fuse_off = [r for r in rows if r["disabled"] == "fuse"][0]
+        self.assertEqual(fuse_off["fused_steps"], 0)
+        self.assertGreater(rows[2]["fused_steps"], 0)  # optimal: relu and add fused
 
     def test_python_strategy_errors(self):
         x = np.zeros((1, 16, 4, 4), np.float32)
