@@ -199,19 +199,21 @@ Test(user_strategy, optimal_through_the_view) {
 
 Test(user_strategy, greedy_through_the_view) {
     for (int which = 1; which <= 3; which++) {
-        for (int fuse = 0; fuse < 2; fuse++) {
-            workload w = build(which, 2, sizes[which], "nchw", which == 2, 50 + (uint64_t)which);
+        for (int fuse = 0; fuse < 4; fuse++) { /* bit 0: fuse; bit 1: x given as "any" */
+            workload w = build(which, 2, sizes[which], fuse & 2 ? "any" : "nchw", which == 2,
+                               50 + (uint64_t)which);
             lg_compile_options o;
             lg_compile_options_init(&o);
-            o.fuse = fuse;
+            o.fuse = fuse & 1;
             o.strategy_fn = greedy_rules;
             lg_plan *u, *b;
             cr_assert_eq(lg_graph_compile(w.g, &o, &u), LG_OK, "%s", lg_last_error());
             o.strategy_fn = NULL;
             o.strategy = LG_STRATEGY_GREEDY;
             cr_assert_eq(lg_graph_compile(w.g, &o, &b), LG_OK, "%s", lg_last_error());
-            char what[32];
-            snprintf(what, sizeof what, "W%d greedy fuse %d", which, fuse);
+            char what[48];
+            snprintf(what, sizeof what, "W%d greedy fuse %d x %s", which, fuse & 1,
+                     fuse & 2 ? "any" : "nchw");
             expect_same_plan(u, b, what);
             expect_reference(u, &w, what);
             lg_plan_destroy(u);
