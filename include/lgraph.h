@@ -664,6 +664,44 @@ LG_API lg_status lg_graph_add_shuffle(lg_graph *g, lg_value src, int axis, int64
 LG_API lg_status lg_graph_add_reorder(lg_graph *g, lg_value src, const lg_md *dst,
                                       const lg_attr *attr, lg_value *out);
 
+/* ---- pooling, softmax and batch norm nodes ---- */
+
+/*
+ * A pooling node (see lg_pool_create for the semantics, types and
+ * geometry): max, average including or excluding padding, 1D/2D/3D. The
+ * result's spatial dims follow from p (pad_r may add the extra output of
+ * ONNX ceil_mode). Global average pooling is the case kernel = src's
+ * spatial dims, strides 1, no padding (the kernel has a fast path for it).
+ * p is copied. LG_INVALID_ARGUMENT naming "params ..." for a bad alg, sizes
+ * below 1, negative padding or dilation, a kernel wider than the padded
+ * input; LG_UNIMPLEMENTED for src of other than 3, 4 or 5 dims.
+ */
+LG_API lg_status lg_graph_add_pool(lg_graph *g, lg_value src, const lg_pool_params *p,
+                                   lg_value *out);
+
+/*
+ * A softmax or log-softmax node over `axis` (0 <= axis < ndims of src; see
+ * lg_softmax_create for the error bound). f32, bf16, f16. LG_INVALID_ARGUMENT
+ * naming the axis when it is out of range, or the alg when unknown.
+ */
+LG_API lg_status lg_graph_add_softmax(lg_graph *g, lg_value src, lg_softmax_alg alg, int axis,
+                                      lg_value *out);
+
+/*
+ * A batch-normalization node, inference (see lg_bnorm_create): per channel c
+ * (dim 1 of src, 2 to 5 dims), dst = gamma[c] (src - mean[c]) /
+ * sqrt(variance[c] + epsilon) + beta[c], then max(dst, 0) when fuse_relu.
+ * mean, variance, gamma and beta are graph values (usually constants) of
+ * 1D f32 with C elements; gamma and beta are both given or both
+ * LG_NO_VALUE (1 and 0). The compiler folds a batchnorm that follows a conv
+ * with constant weights into that conv (pass "fold_batchnorm") and fuses a
+ * following relu. LG_INVALID_ARGUMENT naming the statistic whose dims or
+ * type do not match, or the epsilon (negative or not finite).
+ */
+LG_API lg_status lg_graph_add_batchnorm(lg_graph *g, lg_value src, lg_value mean, lg_value variance,
+                                        lg_value gamma, lg_value beta, float epsilon,
+                                        bool fuse_relu, lg_value *out);
+
 /* Mark v as a graph output named `name`, wanted in layout `tag` ("any" lets
  * the compiler choose; lg_plan_query_md reports it). A value may be an output
  * and feed other nodes. */

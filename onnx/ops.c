@@ -33,7 +33,14 @@
     X("Transpose", transpose)                                                                      \
     X("Slice", slice)                                                                              \
     X("Identity", identity)                                                                        \
-    X("Dropout", identity)
+    X("Dropout", identity)                                                                         \
+    X("MaxPool", pool)                                                                             \
+    X("AveragePool", pool)                                                                         \
+    X("GlobalAveragePool", global_pool)                                                            \
+    X("GlobalMaxPool", global_pool)                                                                \
+    X("ReduceMean", reduce_mean)                                                                   \
+    X("Softmax", softmax)                                                                          \
+    X("LogSoftmax", softmax)
 
 #define DECLARE(name, fn) lg_status lg__onnx_op_##fn(importer *im);
 ONNX_OPS(DECLARE)

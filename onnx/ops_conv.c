@@ -206,14 +206,17 @@ lg_status lg__onnx_op_batchnorm(importer *im) {
             x->kind = OV_UNSET; /* its only reader was this node */
         }
     } else if (st == LG_OK) {
+        /* A batch-norm node (statistics as 1D constants: scale, bias, mean, var). */
         st = lg__onnx_tensor(im, x);
-        int64_t d[LG_MAX_NDIMS];
-        for (int k = 0; k < x->nd; k++) d[k] = k == 1 ? c : 1;
-        lg_value sv, tv, m;
-        if (st == LG_OK) st = lg__onnx_add_constant(im, y->name, "#scale", x->nd, d, s, &sv);
-        if (st == LG_OK) st = lg__onnx_add_constant(im, y->name, "#shift", x->nd, d, t, &tv);
-        if (st == LG_OK && (lg_graph_add_binary(im->g, LG_BINARY_MUL, x->v, sv, &m) != LG_OK ||
-                            lg_graph_add_binary(im->g, LG_BINARY_ADD, m, tv, &y->v) != LG_OK))
+        lg_value pv[4];
+        static const char *const sfx[4] = {"#gamma", "#beta", "#mean", "#var"};
+        for (int k = 0; k < 4 && st == LG_OK; k++) {
+            float *d = k == 0 ? s : t; /* reuse the buffers for the raw values */
+            for (int64_t j = 0; j < c; j++) d[j] = lg__onnx_const_f(p[k], j);
+            st = lg__onnx_add_constant(im, y->name, sfx[k], 1, &c, d, &pv[k]);
+        }
+        if (st == LG_OK && lg_graph_add_batchnorm(im->g, x->v, pv[2], pv[3], pv[0], pv[1], eps,
+                                                  false, &y->v) != LG_OK)
             st = lg__onnx_fail(im, LG_INVALID_ARGUMENT, "%s", lg_last_error());
         if (st == LG_OK) {
             y->kind = OV_TENSOR;

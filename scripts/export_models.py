@@ -69,8 +69,29 @@ class Blocks(nn.Module):
         return self.tail(x + y * 0.5)
 
 
+class PoolHead(nn.Module):
+    """A classifier's pooling and head: conv + BN (folded), max pool with
+    ceil_mode (extra right padding), a standalone BN (a batchnorm node),
+    average pools excluding and including padding, the global average pool
+    both as AdaptiveAvgPool2d(1) and as x.mean([2, 3], keepdim=True)
+    (ReduceMean), softmax over channels."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 20, 3, 1, 1), nn.BatchNorm2d(20), nn.ReLU())
+        self.maxpool = nn.MaxPool2d(3, 2, ceil_mode=True)
+        self.bn = nn.BatchNorm2d(20)
+        self.avg_np = nn.AvgPool2d(3, 1, 1, count_include_pad=False)
+        self.avg_p = nn.AvgPool2d(2, 2)
+        self.gap = nn.AdaptiveAvgPool2d(1)
+
+    def forward(self, x):
+        x = self.avg_p(self.avg_np(self.bn(self.maxpool(self.stem(x)))))
+        return torch.softmax(self.gap(x) + x.mean([2, 3], keepdim=True) * 3.0, dim=1)
+
+
 def models():
-    return {"blocks": (Blocks, (3, 64, 64))}
+    return {"blocks": (Blocks, (3, 64, 64)), "poolhead": (PoolHead, (3, 30, 30))}
 
 
 def export(name, outdir):

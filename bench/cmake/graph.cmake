@@ -4,3 +4,6 @@ lg_add_bench(bench_graph DNNL SOURCES bench_graph.c graph_dnnl.c workloads.c)
 
 # Compile time of the workload graphs (no oneDNN needed).
 lg_add_bench(bench_compile SOURCES bench_compile.c workloads.c)
+
+# Compile time and exactness of OPTIMAL on a ResNet-50-sized graph (issue 18).
+lg_add_bench(bench_resnet50_compile SOURCES bench_resnet50_compile.c)

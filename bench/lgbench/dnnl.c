@@ -308,6 +308,74 @@ lgb_dnnl *lgb_dnnl_eltwise(lg_eltwise_alg alg, float alpha, float beta, const lg
     return finish(p, why, len);
 }
 
+lgb_dnnl *lgb_dnnl_pool(const lg_pool_params *p, const lg_md *src, const lg_md *dst, void *sbuf,
+                        void *dbuf, char *why, size_t len) {
+    static const dnnl_alg_kind_t algs[] = {dnnl_pooling_max, dnnl_pooling_avg_include_padding,
+                                           dnnl_pooling_avg_exclude_padding};
+    if (!init_engine(why, len)) return NULL;
+    dnnl_memory_desc_t s = to_dnnl(src), d = to_dnnl(dst);
+    dnnl_dims_t k, st, dl, pl, pr;
+    for (int i = 0; i < src->ndims - 2; i++) {
+        k[i] = p->kernel[i];
+        st[i] = p->strides[i];
+        dl[i] = p->dilates[i];
+        pl[i] = p->pad_l[i];
+        pr[i] = p->pad_r[i];
+    }
+    dnnl_pooling_v2_desc_t pd;
+    if (dnnl_pooling_v2_forward_desc_init(&pd, dnnl_forward_inference, algs[p->alg], &s, &d, st, k,
+                                          dl, pl, pr) != dnnl_success)
+        return fail(NULL, why, len, "bad pooling");
+    lgb_dnnl *q = make_pd(&pd, NULL, NULL, why, len);
+    if (!q) return NULL;
+    if (!bind(q, DNNL_ARG_SRC, dnnl_query_src_md, 0, sbuf) ||
+        !bind(q, DNNL_ARG_DST, dnnl_query_dst_md, 0, dbuf))
+        return fail(q, why, len, "memory");
+    return finish(q, why, len);
+}
+
+lgb_dnnl *lgb_dnnl_softmax(lg_softmax_alg alg, int axis, const lg_md *src, const lg_md *dst,
+                           void *sbuf, void *dbuf, char *why, size_t len) {
+    if (!init_engine(why, len)) return NULL;
+    dnnl_memory_desc_t s = to_dnnl(src), d = to_dnnl(dst);
+    dnnl_softmax_v2_desc_t sd;
+    if (dnnl_softmax_v2_forward_desc_init(&sd, dnnl_forward_inference,
+                                          alg == LG_SOFTMAX ? dnnl_softmax_accurate
+                                                            : dnnl_softmax_log,
+                                          &s, &d, axis) != dnnl_success)
+        return fail(NULL, why, len, "bad softmax");
+    lgb_dnnl *q = make_pd(&sd, NULL, NULL, why, len);
+    if (!q) return NULL;
+    if (!bind(q, DNNL_ARG_SRC, dnnl_query_src_md, 0, sbuf) ||
+        !bind(q, DNNL_ARG_DST, dnnl_query_dst_md, 0, dbuf))
+        return fail(q, why, len, "memory");
+    return finish(q, why, len);
+}
+
+lgb_dnnl *lgb_dnnl_bnorm(const lg_md *md, float eps, unsigned flags, void *sbuf, void *dbuf,
+                         float *mean, float *var, float *scale, float *shift, char *why,
+                         size_t len) {
+    if (!init_engine(why, len)) return NULL;
+    dnnl_memory_desc_t d = to_dnnl(md);
+    dnnl_batch_normalization_desc_t bd;
+    /* lgraph's flags are oneDNN's values; the statistics are always given. */
+    if (dnnl_batch_normalization_forward_desc_init(&bd, dnnl_forward_inference, &d, eps,
+                                                   flags | dnnl_use_global_stats) != dnnl_success)
+        return fail(NULL, why, len, "bad batch normalization");
+    lgb_dnnl *q = make_pd(&bd, NULL, NULL, why, len);
+    if (!q) return NULL;
+    bool ok = bind(q, DNNL_ARG_SRC, dnnl_query_src_md, 0, sbuf) &&
+              bind(q, DNNL_ARG_DST, dnnl_query_dst_md, 0, dbuf) &&
+              bind(q, DNNL_ARG_MEAN, dnnl_query_src_md, 1, mean) &&
+              bind(q, DNNL_ARG_VARIANCE, dnnl_query_src_md, 2, var);
+    if (ok && (flags & LG_BNORM_USE_SCALE))
+        ok = bind(q, DNNL_ARG_SCALE, dnnl_query_weights_md, 0, scale);
+    if (ok && (flags & LG_BNORM_USE_SHIFT))
+        ok = bind(q, DNNL_ARG_SHIFT, dnnl_query_weights_md, 0, shift);
+    if (!ok) return fail(q, why, len, "memory");
+    return finish(q, why, len);
+}
+
 lgb_dnnl *lgb_dnnl_binary(lg_binary_alg alg, const lg_md *s0, const lg_md *s1, const lg_md *dst,
                           void *b0, void *b1, void *bd, char *why, size_t len) {
     static const dnnl_alg_kind_t algs[] = {dnnl_binary_add, dnnl_binary_sub, dnnl_binary_mul,

@@ -31,6 +31,16 @@ lgb_dnnl *lgb_dnnl_conv(const lg_conv_params *p, const lg_md *src, const lg_md *
                         const lg_md *bias, const lg_md *dst, const lgb_attr_spec *a, void *sbuf,
                         void *wbuf, void *bbuf, void *dbuf, char *why, size_t len);
 
+/* Forward inference pooling, softmax and batch normalization (statistics
+ * given: mean, variance, then scale and shift when the flags ask). */
+lgb_dnnl *lgb_dnnl_pool(const lg_pool_params *p, const lg_md *src, const lg_md *dst, void *sbuf,
+                        void *dbuf, char *why, size_t len);
+lgb_dnnl *lgb_dnnl_softmax(lg_softmax_alg alg, int axis, const lg_md *src, const lg_md *dst,
+                           void *sbuf, void *dbuf, char *why, size_t len);
+lgb_dnnl *lgb_dnnl_bnorm(const lg_md *md, float eps, unsigned flags, void *sbuf, void *dbuf,
+                         float *mean, float *var, float *scale, float *shift, char *why,
+                         size_t len);
+
 void lgb_dnnl_run(void *prim);
 const char *lgb_dnnl_impl(const lgb_dnnl *p);
 void lgb_dnnl_destroy(lgb_dnnl *p);

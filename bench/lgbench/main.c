@@ -3,14 +3,13 @@
  *   lgbench [--mode=C|P|CP] [-vN] [--pairs=N] [--match=STR] [--every=N]
  *           --DRIVER [--KNOB=V1,V2,...]... PROBLEM... [--batch=FILE]...
  *
- * Drivers: --reorder, --shuffle, --eltwise, --binary (and --conv when built
- * with it). Comma lists expand to every combination. --mode=C (default)
- * checks each problem against lgraph's scalar reference, the padded area
- * of blocked outputs included; --mode=P times lgraph against oneDNN (when
- * built with it) alternating in one process, median of per-pair ratios.
- * Prints failures (every test with -v1), perf lines in P mode, a progress
- * line on stderr for long runs and "tests:N passed:P failed:F skipped:S";
- * exits 1 if any test failed, 2 on a usage error. See README.md here. */
+ * Drivers: --reorder, --shuffle, --eltwise, --binary, --pool, --softmax,
+ * --bnorm (and --conv when built with it). Comma lists expand to every combination. --mode=C
+ * (default) checks each problem against lgraph's scalar reference, the padded area of blocked
+ * outputs included; --mode=P times lgraph against oneDNN (when built with it) alternating in one
+ * process, median of per-pair ratios. Prints failures (every test with -v1), perf lines in P mode,
+ * a progress line on stderr for long runs and "tests:N passed:P failed:F skipped:S"; exits 1 if any
+ * test failed, 2 on a usage error. See README.md here. */
 #include "lgbench.h"
 
 #include <stdio.h>
@@ -18,6 +17,7 @@
 
 static const lgb_driver *const drivers[] = {
     &lgb_drv_reorder, &lgb_drv_shuffle, &lgb_drv_eltwise, &lgb_drv_binary,
+    &lgb_drv_pool,    &lgb_drv_softmax, &lgb_drv_bnorm,
 #if LGB_HAVE_CONV
     &lgb_drv_conv,
 #endif

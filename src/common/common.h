@@ -65,6 +65,12 @@ static inline bool lg__mul_ok(int64_t a, int64_t b, int64_t *r) {
 static inline bool lg__add_ok(int64_t a, int64_t b, int64_t *r) {
     return !__builtin_add_overflow(a, b, r);
 }
+/* a + b for non-negative sizes, INT64_MAX when it does not fit: for byte
+ * counts that only steer decisions (threads, streaming stores). */
+static inline int64_t lg__sat_add(int64_t a, int64_t b) {
+    int64_t r;
+    return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
 
 /* LG_VERBOSE level, read once from the environment (0 when unset). */
 LG_INTERNAL int lg__verbose(void);

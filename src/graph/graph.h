@@ -25,8 +25,9 @@ typedef enum lg__node_kind {
     LG_NODE_COUNT
 } lg__node_kind;
 
-/* Most inputs a node reads (conv: src, weights, bias). */
-#define LG_NODE_MAX_IN 3
+/* Most inputs a node reads (conv: src, weights, bias; batchnorm: src, mean,
+ * variance, gamma, beta). */
+#define LG_NODE_MAX_IN 5
 
 typedef enum lg__val_kind {
     LG_VAL_INPUT,    /* bound by the caller at execution */
@@ -65,6 +66,14 @@ typedef union lg__node_params {
     struct {
         lg_md dst;
     } reorder;
+    lg_pool_params pool;
+    struct {
+        int alg, axis;
+    } softmax;
+    struct {
+        float eps;
+        unsigned flags; /* LG_BNORM_FUSE_RELU, USE_SCALE | USE_SHIFT with gamma, beta */
+    } batchnorm;
 } lg__node_params;
 
 /* The fields of a node as the builder makes it (what every hook sees),
@@ -159,6 +168,19 @@ typedef struct lg__node_ops {
      * chain post[0..npost). NULL: the kind absorbs no post-ops. */
     bool (*accepts_post)(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
                          const lg__post_op *post);
+    /* Per-channel affine nodes (batchnorm): with data[i] the constant data of
+     * input i (NULL when not a constant), write the node as y = scale[c] x +
+     * shift[c] over channel dim 1 (then max(y, 0) when *relu), C values each;
+     * false when it is not one (statistics not constant). NULL: never. */
+    bool (*channel_affine)(const lg__node *node, const lg_md *in, const void *const *data,
+                           float *scale, float *shift, bool *relu);
+    /* Producers that can absorb such an affine map of their result (conv):
+     * with data[] as above, write weights equal to input 1's scaled per
+     * output channel into wei (input 1's md, lg_md_size bytes) and the new
+     * bias (scale times the old one, or 0, plus shift; C floats) into bias;
+     * false when it cannot (weights or bias not constant). NULL: never. */
+    bool (*absorb_affine)(const lg__node *node, const lg_md *in, const void *const *data,
+                          const float *scale, const float *shift, void *wei, float *bias);
     /* Create the kernel for the final layouts and post-ops. */
     lg_status (*create)(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
                         const lg__post_op *post, lg_kernel **k);

@@ -26,6 +26,11 @@ lg_status lg_md_submemory(const lg_md *parent, const int64_t *dims, const int64_
     int64_t blk[LG_MAX_NDIMS];
     lg__md_dim_blocks(parent, blk);
     lg_md r = *parent;
+    /* An empty view addresses nothing: it keeps parent's first element (a
+     * dim of extent 1 in parent may carry any stride, so offset x stride
+     * means nothing there). */
+    bool empty = false;
+    for (int d = 0; d < parent->ndims; d++) empty |= dims[d] == 0;
     for (int d = 0; d < parent->ndims; d++) {
         if (dims[d] < 0 || offsets[d] < 0)
             return lg__error(LG_INVALID_ARGUMENT, where, "%s[%d] = %lld is negative",
@@ -49,8 +54,17 @@ lg_status lg_md_submemory(const lg_md *parent, const int64_t *dims, const int64_
         /* At the border the view keeps parent's padding; elsewhere its
          * extent is whole blocks (or the dim is not blocked). */
         r.padded_dims[d] = border && blk[d] > 1 ? parent->padded_dims[d] - offsets[d] : dims[d];
-        r.offset0 += offsets[d] / blk[d] * parent->blocking.strides[d];
+        int64_t step;
+        if (empty) continue;
+        if (!lg__mul_ok(offsets[d] / blk[d], parent->blocking.strides[d], &step) ||
+            !lg__add_ok(r.offset0, step, &r.offset0))
+            return lg__error(LG_INVALID_ARGUMENT, where,
+                             "dim %d: offset %lld times stride %lld overflows", d,
+                             (long long)offsets[d], (long long)parent->blocking.strides[d]);
     }
+    /* A parent whose strides reach near INT64_MAX (a dim of extent 1 may
+     * carry any stride) can give a view whose offset plus span overflows. */
+    LG_CHECK(lg__md_check(&r, where, "the view"));
     lg__md_canon(&r, out);
     return LG_OK;
 }

@@ -4,6 +4,9 @@
  *                        outputs or with values that reach no output.
  *  2. eliminate_shuffles a shuffle by G then by C/G on the same axis is the
  *                        identity: both go (eliminate_shuffles.c).
+ * 2b. fold_batchnorm     a batchnorm reading the only-read result of a conv
+ *                        with constant weights folds into the conv's
+ *                        weights and bias (fold_batchnorm.c).
  *  3. propagate_layouts  the strategy (NONE, GREEDY, OPTIMAL or the user's
  *                        lg_compile_options.strategy_fn) gives every
  *                        value a concrete layout and every node input the
@@ -25,7 +28,7 @@
  *                        safe.
  *  9. create_kernels     every step's kernel, through the kernel cache.
  * Then the plan is built (src/graph/plan_build.c): an immutable array of
- * steps. Passes 2, 5, 5b, 6, 7 and 8 are optional and may be skipped by name
+ * steps. Passes 2, 2b, 5, 5b, 6, 7 and 8 are optional and may be skipped by name
  * through lg_compile_options.disable_passes or LG_DISABLE_PASSES
  * ("fold_constants,fuse"); results stay correct (the skipped work happens at
  * run time, or memory is not reused). lg_compile_options.fuse = false skips
@@ -42,6 +45,7 @@ static const struct {
 } pipeline[] = {
     {"infer_shapes", lg__pass_infer_shapes, false},
     {"eliminate_shuffles", lg__pass_eliminate_shuffles, true},
+    {"fold_batchnorm", lg__pass_fold_batchnorm, true},
     {"propagate_layouts", lg__pass_propagate_layouts, false},
     {"insert_reorders", lg__pass_insert_reorders, false},
     {"eliminate_reorders", lg__pass_eliminate_reorders, true},
@@ -73,11 +77,12 @@ static lg_status parse_disabled(const char *list, const char *origin, bool *off)
         while (i < NPASSES && (strlen(pipeline[i].name) != n || strncmp(pipeline[i].name, s, n)))
             i++;
         if (i == NPASSES)
-            return lg__error(LG_INVALID_ARGUMENT, "lg_graph_compile",
-                             "%s: unknown pass '%.*s' (optional passes: eliminate_shuffles, "
-                             "eliminate_reorders, fuse_shuffle_reorder, fold_constants, fuse, "
-                             "plan_memory)",
-                             origin, (int)n, s);
+            return lg__error(
+                LG_INVALID_ARGUMENT, "lg_graph_compile",
+                "%s: unknown pass '%.*s' (optional passes: eliminate_shuffles, fold_batchnorm, "
+                "eliminate_reorders, fuse_shuffle_reorder, fold_constants, fuse, "
+                "plan_memory)",
+                origin, (int)n, s);
         if (!pipeline[i].optional)
             return lg__error(LG_INVALID_ARGUMENT, "lg_graph_compile",
                              "%s: pass '%s' cannot be skipped", origin, pipeline[i].name);

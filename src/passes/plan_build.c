@@ -47,9 +47,19 @@ static lg_status place_io(lg__graph *ir, lg_plan *p) {
             lg__cvalue *val = &ir->vals[vs[j]];
             if (val->kind != LG_VAL_CONSTANT || val->place.base >= 0) continue;
             size_t bytes = lg_md_size(&val->md);
-            void *c = lg__aligned_alloc(64, bytes);
-            if (!c) return lg__error(LG_OUT_OF_MEMORY, where, "cannot copy a constant");
-            if (bytes) memcpy(c, val->data, bytes);
+            /* A constant the passes made (folded weights) moves into the
+             * plan; the user's constants are copied. */
+            void *c = NULL;
+            for (int o = 0; o < ir->nowned && !c; o++)
+                if (ir->owned[o] == val->data) {
+                    c = ir->owned[o];
+                    ir->owned[o] = NULL;
+                }
+            if (!c) {
+                c = lg__aligned_alloc(64, bytes);
+                if (!c) return lg__error(LG_OUT_OF_MEMORY, where, "cannot copy a constant");
+                if (bytes) memcpy(c, val->data, bytes);
+            }
             p->consts[p->nconst] = c;
             val->place = (lg__place){1 + p->nin + p->nout + p->nconst++, 0};
         }

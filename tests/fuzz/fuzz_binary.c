@@ -33,10 +33,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     } else if (!fz_md(&f, nd, dims, ddt, &p.md[2])) {
         goto out;
     }
-    p.alg = fz_u8(&f) % 6;
+    p.alg = fz_u8(&f) % 12;
     if (expect == FZ_MAY_REFUSE && !(c & 7)) expect = FZ_MUST_CREATE;
     if ((c & 0xf0) == 0xe0) { /* an unknown algorithm */
-        p.alg = 6 + fz_u8(&f) % 8;
+        p.alg = 12 + fz_u8(&f) % 8;
         expect = FZ_MUST_REFUSE;
     } else if ((c & 0xf0) == 0xd0) { /* src1 with a dim that neither matches nor is 1 */
         int d = fz_u8(&f) % nd;

@@ -180,11 +180,11 @@ static void check_ops(fz *f, const lg_md *md) {
             lg__mul_ok(md->dims[d], md->dims[d + 1], &both)) {
             rd[rn++] = both;
             d++;
-        } else if (how % 4 == 1 && d == at && md->dims[d] % fac == 0 && rn + 2 <= LG_MAX_NDIMS) {
+        } else if (how % 4 == 1 && d == at && md->dims[d] % fac == 0 && nd < LG_MAX_NDIMS) {
             rd[rn++] = fac;
             rd[rn++] = md->dims[d] / fac;
         } else {
-            if (how % 4 == 2 && d == at && rn + 2 <= LG_MAX_NDIMS) rd[rn++] = 1;
+            if (how % 4 == 2 && d == at && nd < LG_MAX_NDIMS) rd[rn++] = 1;
             rd[rn++] = how % 4 == 3 && d == at ? fac : md->dims[d];
         }
     }

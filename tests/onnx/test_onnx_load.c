@@ -372,3 +372,103 @@ Test(onnx_load, bad_models_are_refused_with_a_message) {
     cr_assert(strstr(lg_last_error(), "options.batch"));
     free(buf);
 }
+
+/* ---- pooling, reductions and softmax (ops_pool.c) ---- */
+
+static void add_int(model *md, Onnx__NodeProto *n, const char *name, int64_t v) {
+    int k = (int)(n - md->nodes), a = (int)n->n_attribute++;
+    Onnx__AttributeProto *at = &md->attrs[k][a];
+    *at = (Onnx__AttributeProto)ONNX__ATTRIBUTE_PROTO__INIT;
+    at->name = (char *)name;
+    at->has_type = 1;
+    at->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+    at->has_i = 1;
+    at->i = v;
+    md->pattrs[k][a] = at;
+}
+
+/* x [N, 2, 5, 5] -> op -> y (dims as the caller's model declares them). */
+static char *one_in[] = {"x"}, *one_out[] = {"y"};
+static Onnx__NodeProto *one_op_model(model *md, int64_t opset, const char *op) {
+    model_init(md, opset);
+    int64_t xd[4] = {-1, 2, 5, 5}, yd[4] = {-1, 2, 1, 1};
+    add_input(md, "x", 4, xd);
+    add_output(md, "y", 4, yd);
+    return add_node(md, op, "op0", 1, one_in, 1, one_out);
+}
+
+Test(onnx_load, malformed_pool_reduce_softmax_attributes) {
+    model md;
+    size_t len;
+    uint8_t *buf;
+    static int64_t k7[2] = {7, 7}, k3[2] = {3, 3}, k3x1[1] = {3}, axes01[2] = {1, 2},
+                   axes23[2] = {2, 3};
+
+    /* MaxPool without kernel_shape. */
+    one_op_model(&md, 13, "MaxPool");
+    buf = pack(&md, &len);
+    expect_fail(buf, len, LG_INVALID_ARGUMENT, "kernel_shape", "op0");
+    free(buf);
+
+    /* kernel_shape of the wrong length. */
+    add_ints(&md, one_op_model(&md, 13, "MaxPool"), "kernel_shape", k3x1, 1);
+    buf = pack(&md, &len);
+    expect_fail(buf, len, LG_INVALID_ARGUMENT, "kernel_shape has 1 values", NULL);
+    free(buf);
+
+    /* A kernel wider than the (unpadded) input. */
+    add_ints(&md, one_op_model(&md, 13, "AveragePool"), "kernel_shape", k7, 2);
+    buf = pack(&md, &len);
+    expect_fail(buf, len, LG_INVALID_ARGUMENT, "wider than the padded input", "op0");
+    free(buf);
+
+    /* A stride of 0. */
+    Onnx__NodeProto *n = one_op_model(&md, 13, "MaxPool");
+    static int64_t s0[2] = {0, 1};
+    add_ints(&md, n, "kernel_shape", k3, 2);
+    add_ints(&md, n, "strides", s0, 2);
+    buf = pack(&md, &len);
+    expect_fail(buf, len, LG_INVALID_ARGUMENT, "spatial dim 0 out of range", NULL);
+    free(buf);
+
+    /* An unknown auto_pad. */
+    n = one_op_model(&md, 13, "MaxPool");
+    add_ints(&md, n, "kernel_shape", k3, 2);
+    {
+        int k = (int)(n - md.nodes), a = (int)n->n_attribute++;
+        Onnx__AttributeProto *at = &md.attrs[k][a];
+        *at = (Onnx__AttributeProto)ONNX__ATTRIBUTE_PROTO__INIT;
+        at->name = "auto_pad";
+        at->has_type = 1;
+        at->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+        at->has_s = 1;
+        at->s.data = (uint8_t *)"SIDEWAYS";
+        at->s.len = 8;
+        md.pattrs[k][a] = at;
+    }
+    buf = pack(&md, &len);
+    expect_fail(buf, len, LG_INVALID_ARGUMENT, "auto_pad 'SIDEWAYS'", NULL);
+    free(buf);
+
+    /* ReduceMean over channels, and with keepdims 0. */
+    add_ints(&md, one_op_model(&md, 13, "ReduceMean"), "axes", axes01, 2);
+    buf = pack(&md, &len);
+    expect_fail(buf, len, LG_UNIMPLEMENTED, "spatial ones", NULL);
+    free(buf);
+    n = one_op_model(&md, 13, "ReduceMean");
+    add_ints(&md, n, "axes", axes23, 2);
+    add_int(&md, n, "keepdims", 0);
+    buf = pack(&md, &len);
+    expect_fail(buf, len, LG_UNIMPLEMENTED, "keepdims 0", "reshape");
+    free(buf);
+
+    /* Softmax axis out of range; an opset 11 softmax over several dims. */
+    add_int(&md, one_op_model(&md, 13, "Softmax"), "axis", 4);
+    buf = pack(&md, &len);
+    expect_fail(buf, len, LG_INVALID_ARGUMENT, "axis 4 out of range", NULL);
+    free(buf);
+    add_int(&md, one_op_model(&md, 11, "LogSoftmax"), "axis", 1);
+    buf = pack(&md, &len);
+    expect_fail(buf, len, LG_UNIMPLEMENTED, "flattened", NULL);
+    free(buf);
+}

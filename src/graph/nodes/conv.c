@@ -163,6 +163,47 @@ static bool conv_accepts_post(const lg__node *node, const lg_md *in, const lg_md
                           NULL, &pd) == LG_OK;
 }
 
+/* Weights scaled per output channel (of whatever layout they have; the
+ * padding is copied as it is), bias = scale * bias + shift. */
+static bool conv_absorb_affine(const lg__node *node, const lg_md *in, const void *const *data,
+                               const float *scale, const float *shift, void *wei, float *bias) {
+    const lg_md *w = &in[1];
+    if (!data[1] || (node->nin > 2 && !data[2]) || w->format_kind != LG_FMT_BLOCKED) return false;
+    bool grouped = node->p.conv.groups > 1;
+    int64_t oc = grouped ? w->dims[0] * w->dims[1] : w->dims[0];
+    const float *src = data[1];
+    float *dst = wei;
+    int64_t n = lg__md_nelems(w), idx[LG_MAX_NDIMS];
+    lg_md plain;
+    lg__md_plain(w, &plain);
+    if (lg_md_equal(w, &plain)) {
+        /* oihw / goihw: each output channel's weights are one run. */
+        int64_t per = n / oc;
+        for (int64_t o = 0; o < oc; o++) {
+            const float *restrict s = src + o * per;
+            float *restrict d = dst + o * per;
+            const float a = scale[o];
+            for (int64_t i = 0; i < per; i++) d[i] = s[i] * a;
+        }
+        n = 0;
+    } else {
+        memcpy(dst, src, lg_md_size(w));
+    }
+    for (int64_t i = 0; i < n; i++) {
+        int64_t r = i;
+        for (int d = w->ndims - 1; d >= 0; d--) {
+            idx[d] = r % w->dims[d];
+            r /= w->dims[d];
+        }
+        int64_t o = grouped ? idx[0] * w->dims[1] + idx[1] : idx[0];
+        int64_t off = lg__md_off(w, idx);
+        dst[off] = src[off] * scale[o];
+    }
+    const float *b0 = node->nin > 2 ? data[2] : NULL;
+    for (int64_t o = 0; o < oc; o++) bias[o] = (b0 ? b0[o] * scale[o] : 0.0f) + shift[o];
+    return true;
+}
+
 static lg_status conv_create(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
                              const lg__post_op *post, lg_kernel **k) {
     struct lg_attr attr;
@@ -208,6 +249,7 @@ const lg__node_ops lg__node_conv_ops = {
     .prefers = conv_prefers,
     .candidates = conv_candidates,
     .cost = conv_cost,
+    .absorb_affine = conv_absorb_affine,
     .accepts_post = conv_accepts_post,
     .create = conv_create,
     .describe = conv_describe,

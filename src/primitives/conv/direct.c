@@ -18,7 +18,9 @@ static bool chan_blocked(const lg_md *md, int vl) {
 /* Spatial strides of an activation md into d/h/w (missing dims: 0). */
 static void spatial_strides(const lg_md *md, int nsp, int first, int64_t *st3) {
     st3[0] = st3[1] = st3[2] = 0;
-    for (int i = 0; i < nsp; i++) st3[3 - nsp + i] = md->blocking.strides[first + i];
+    if (lg__md_nelems(md) == 0) return; /* an empty md may carry any strides */
+    for (int i = 0; i < nsp; i++)       /* a dim of extent 1 may carry any stride: only index 0 */
+        st3[3 - nsp + i] = md->dims[first + i] > 1 ? md->blocking.strides[first + i] : 0;
 }
 
 /* The epilogue kind of the post-op chain. */
@@ -63,11 +65,18 @@ static void init_common(lg__conv_direct *d, const lg__conv_kernel *c, int vl) {
         d->epd[i].beta = pd->post[i].beta;
     }
     int64_t st3[3];
-    d->s_n = sm->blocking.strides[0];
-    d->s_c = sm->blocking.strides[1];
+    /* An empty src (a zero spatial extent, the output all padding) is never
+     * read: its strides, which may be anything, are not used. */
+    bool src_empty = lg__md_nelems(sm) == 0;
+    d->s_n = src_empty ? 0 : sm->blocking.strides[0];
+    d->s_c = src_empty ? 0 : sm->blocking.strides[1];
     spatial_strides(sm, pd->nsp, 2, st3);
     d->s_d = st3[0], d->s_h = st3[1], d->s_w = st3[2];
-    d->s_kd = s->dd * d->s_d, d->s_kh = s->dh * d->s_h, d->s_kw = s->dw * d->s_w;
+    /* A kernel of extent 1 along a dim takes no dilation step (its dilation
+     * may be anything); otherwise the dilated kernel fits the padded src. */
+    d->s_kd = s->kd > 1 ? s->dd * d->s_d : 0;
+    d->s_kh = s->kh > 1 ? s->dh * d->s_h : 0;
+    d->s_kw = s->kw > 1 ? s->dw * d->s_w : 0;
     d->d_n = dm->blocking.strides[0];
     d->d_c = dm->blocking.strides[1];
     spatial_strides(dm, pd->nsp, 2, st3);

@@ -97,8 +97,9 @@ void lg__conv_tabs_free(lg__conv_tabs *t) {
 static void tap_range(int64_t o, int64_t s, int64_t p, int64_t dl, int64_t k, int64_t in,
                       int64_t *lo, int64_t *hi) {
     int64_t start = o * s - p;
-    int64_t a = start < 0 ? (-start + dl - 1) / dl : 0;
-    int64_t b = in - start <= 0 ? 0 : (in - start + dl - 1) / dl;
+    /* ceil(x / dl) as (x - 1) / dl + 1: no overflow for any dilation */
+    int64_t a = start < 0 ? (-start - 1) / dl + 1 : 0;
+    int64_t b = in - start <= 0 ? 0 : (in - start - 1) / dl + 1;
     *lo = a;
     *hi = b < k ? b : k;
     if (*hi < *lo) *hi = *lo;

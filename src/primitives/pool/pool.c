@@ -14,6 +14,7 @@
 #include "primitives/pool/pool.h"
 
 #include "primitives/cache.h"
+#include "primitives/eltwise/eltwise.h"
 #include "primitives/eltwise/layout.h"
 
 #include <omp.h>
@@ -34,7 +35,35 @@ typedef struct pool_data {
     lg__pool_fn rows; /* NULL: the reference */
     int64_t *padtab;  /* the reference's dst padding tables */
     int64_t work;
+    lg__eltwise_pd post[LG_MAX_POST_OPS];
+    lg__eltwise_f32_fn post_fn;
 } pool_data;
+
+/* The dense dst run of fast-path row r: its first element and length. */
+static int64_t row_span(const pool_data *p, int64_t r, int64_t *len) {
+    const lg__pool_job *j = &p->job;
+    const lg__chview *v = &j->dv;
+    if (j->global) {
+        int64_t chunk = r % j->nchunk, rest = r / j->nchunk;
+        int64_t cb = rest % v->ncb, n = rest / v->ncb, first = chunk * j->chunk;
+        *len = v->run - first < j->chunk ? v->run - first : j->chunk;
+        return v->off0 + n * v->sn + cb * v->scb + first;
+    }
+    const int64_t *o = p->g.o;
+    int64_t oh = r % o[1], od = r / o[1] % o[0], rest = r / (o[1] * o[0]);
+    int64_t cb = rest % v->ncb, n = rest / v->ncb;
+    *len = o[2] * v->run;
+    return v->off0 + n * v->sn + cb * v->scb + od * v->ss[0] + oh * v->ss[1];
+}
+
+/* The post-ops on the dst elements of rows [r0, r1). */
+static void post_rows(const pool_data *p, void *dst, int64_t r0, int64_t r1) {
+    float *d = dst;
+    for (int64_t r = r0; r < r1; r++) {
+        int64_t len, off = row_span(p, r, &len);
+        for (int i = 0; i < p->pd.npost; i++) p->post_fn(&p->post[i], d + off, d + off, len, false);
+    }
+}
 
 static lg_status pool_execute(const lg_kernel *k, void *const *bufs) {
     const pool_data *p = k->data;
@@ -53,6 +82,7 @@ static lg_status pool_execute(const lg_kernel *k, void *const *bufs) {
         int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
         int64_t r0 = rows * t / nt, r1 = rows * (t + 1) / nt;
         if (r0 < r1) p->rows(&p->job, src, dst, r0, r1);
+        if (r0 < r1 && p->pd.npost) post_rows(p, dst, r0, r1);
     }
     return LG_OK;
 }
@@ -119,6 +149,16 @@ static lg_status build_pool(const void *problem, lg_kernel **out) {
     }
     lg__isa isa = lg__cpu_isa();
     const char *path = plan(p, isa);
+    for (int i = 0; i < pd->npost; i++) {
+        memset(&p->post[i], 0, sizeof p->post[i]);
+        p->post[i].md = pd->dst;
+        p->post[i].alg = pd->post[i].alg;
+        p->post[i].alpha = pd->post[i].alpha;
+        p->post[i].beta = pd->post[i].beta;
+    }
+    p->post_fn = isa >= LG_ISA_AVX512 ? lg__eltwise_f32_avx512
+                 : isa >= LG_ISA_AVX2 ? lg__eltwise_f32_avx2
+                                      : lg__eltwise_f32_scalar;
     bool ints = pd->src.dtype == LG_S32 || pd->src.dtype == LG_S8 || pd->src.dtype == LG_U8;
     if (path) {
         snprintf(k->impl, sizeof k->impl, "pool:%s:%s", ints ? "scalar" : lg__isa_name(isa), path);
@@ -138,6 +178,9 @@ static lg_status build_pool(const void *problem, lg_kernel **out) {
     lg__md_describe(&pd->src, sm, sizeof sm);
     lg__md_describe(&pd->dst, dm, sizeof dm);
     int n = snprintf(k->desc, sizeof k->desc, "alg:%s src:%s dst:%s", alg_name(pd->alg), sm, dm);
+    for (int i = 0; i < pd->npost && n > 0 && n < (int)sizeof k->desc; i++)
+        n += snprintf(k->desc + n, sizeof k->desc - (size_t)n, "%s+%s",
+                      i ? "" : " post:", lg__eltwise_alg_str(pd->post[i].alg));
     for (int i = 3 - pd->nsp; i < 3 && n > 0 && n < (int)sizeof k->desc; i++)
         n += snprintf(k->desc + n, sizeof k->desc - (size_t)n, " k%lld s%lld d%lld p%lld",
                       (long long)pd->k[i], (long long)pd->s[i], (long long)pd->dil[i],
@@ -148,81 +191,166 @@ static lg_status build_pool(const void *problem, lg_kernel **out) {
     return LG_OK;
 }
 
-lg_status lg_pool_create(lg_kernel **k, const lg_pool_params *p, const lg_md *src,
-                         const lg_md *dst) {
-    if (!k) return POOL_ERR(LG_INVALID_ARGUMENT, "kernel pointer is NULL");
-    *k = NULL;
-    if (!p) return POOL_ERR(LG_INVALID_ARGUMENT, "params are NULL");
-    if (!src) return POOL_ERR(LG_INVALID_ARGUMENT, "src md is NULL");
-    if (!dst) return POOL_ERR(LG_INVALID_ARGUMENT, "dst md is NULL");
-    LG_CHECK(lg__md_check(src, "lg_pool_create", "src md"));
-    LG_CHECK(lg__md_check(dst, "lg_pool_create", "dst md"));
-    if (lg_md_is_any(src)) return POOL_ERR(LG_INVALID_ARGUMENT, "src md is 'any'");
+/* Check p against src (alg, sizes, padding, the kernel fitting the padded
+ * input) and fill pd's geometry and dims[] with the result's dims; errors
+ * name `where` (NULL: quiet). */
+static lg_status pool_geometry(const lg_pool_params *p, const lg_md *src, const char *where,
+                               lg__pool_pd *pd, int64_t *dims) {
+#define GEO_ERR(status, ...) lg__error((status), where, __VA_ARGS__)
     if ((unsigned)p->alg > 2u)
-        return POOL_ERR(LG_INVALID_ARGUMENT, "params alg %d is not an lg_pool_alg", (int)p->alg);
+        return GEO_ERR(LG_INVALID_ARGUMENT, "params alg %d is not an lg_pool_alg", (int)p->alg);
     const int nd = src->ndims, nsp = nd - 2;
     if (nd < 3 || nd > 5)
-        return POOL_ERR(LG_UNIMPLEMENTED, "src md has %d dims (pooling takes 3, 4 or 5)", nd);
-    if (dst->ndims != nd)
-        return POOL_ERR(LG_INVALID_ARGUMENT, "dst md has %d dims, src md %d", dst->ndims, nd);
-    if (dst->dtype != src->dtype)
-        return POOL_ERR(LG_INVALID_ARGUMENT, "dst md is %s, src md %s", lg_dtype_str(dst->dtype),
-                        lg_dtype_str(src->dtype));
+        return GEO_ERR(LG_UNIMPLEMENTED, "src md has %d dims (pooling takes 3, 4 or 5)", nd);
     for (int d = 0; d < nd; d++)
-        if (src->dims[d] < 1 || dst->dims[d] < 1)
-            return POOL_ERR(LG_INVALID_ARGUMENT, "%s md dim %d is %lld (must be >= 1)",
-                            src->dims[d] < 1 ? "src" : "dst", d,
-                            (long long)(src->dims[d] < 1 ? src->dims[d] : dst->dims[d]));
-    for (int d = 0; d < 2; d++)
-        if (dst->dims[d] != src->dims[d])
-            return POOL_ERR(LG_INVALID_ARGUMENT, "dst md dim %d is %lld, src md's %lld", d,
-                            (long long)dst->dims[d], (long long)src->dims[d]);
-    lg__pool_pd pd;
-    memset(&pd, 0, sizeof pd);
-    pd.alg = (int32_t)p->alg;
-    pd.nsp = nsp;
-    for (int i = 0; i < 3; i++) pd.k[i] = pd.s[i] = 1;
+        if (src->dims[d] < 1)
+            return GEO_ERR(LG_INVALID_ARGUMENT, "src md dim %d is %lld (must be >= 1)", d,
+                           (long long)src->dims[d]);
+    memset(pd, 0, sizeof *pd);
+    pd->alg = (int32_t)p->alg;
+    pd->nsp = nsp;
+    for (int i = 0; i < 3; i++) pd->k[i] = pd->s[i] = 1;
+    dims[0] = src->dims[0];
+    dims[1] = src->dims[1];
     for (int i = 0; i < nsp; i++) {
         const int64_t K = p->kernel[i], S = p->strides[i], Dl = p->dilates[i], L = p->pad_l[i],
                       R = p->pad_r[i], I = src->dims[2 + i];
         if (K < 1)
-            return POOL_ERR(LG_INVALID_ARGUMENT, "params kernel[%d] is %lld", i, (long long)K);
+            return GEO_ERR(LG_INVALID_ARGUMENT, "params kernel[%d] is %lld", i, (long long)K);
         if (S < 1)
-            return POOL_ERR(LG_INVALID_ARGUMENT, "params strides[%d] is %lld", i, (long long)S);
+            return GEO_ERR(LG_INVALID_ARGUMENT, "params strides[%d] is %lld", i, (long long)S);
         if (Dl < 0)
-            return POOL_ERR(LG_INVALID_ARGUMENT, "params dilates[%d] is %lld", i, (long long)Dl);
+            return GEO_ERR(LG_INVALID_ARGUMENT, "params dilates[%d] is %lld", i, (long long)Dl);
         if (L < 0 || R < 0)
-            return POOL_ERR(LG_INVALID_ARGUMENT, "params pad_%c[%d] is %lld", L < 0 ? 'l' : 'r', i,
-                            (long long)(L < 0 ? L : R));
+            return GEO_ERR(LG_INVALID_ARGUMENT, "params pad_%c[%d] is %lld", L < 0 ? 'l' : 'r', i,
+                           (long long)(L < 0 ? L : R));
         if (K > (int64_t)1 << 30 || Dl > (int64_t)1 << 30 || L > (int64_t)1 << 40 ||
             R > (int64_t)1 << 40 || S > (int64_t)1 << 40)
-            return POOL_ERR(LG_INVALID_ARGUMENT, "params of spatial dim %d are too large", i);
+            return GEO_ERR(LG_INVALID_ARGUMENT, "params of spatial dim %d are too large", i);
         int64_t ext = (K - 1) * (Dl + 1) + 1;
         if (ext > I + L + R)
-            return POOL_ERR(LG_INVALID_ARGUMENT,
-                            "params kernel[%d] spans %lld, wider than the padded input %lld", i,
-                            (long long)ext, (long long)(I + L + R));
-        int64_t O = (I + L + R - ext) / S + 1;
-        if (dst->dims[2 + i] != O)
-            return POOL_ERR(LG_INVALID_ARGUMENT,
-                            "dst md spatial dim %d is %lld, the geometry gives %lld", i,
-                            (long long)dst->dims[2 + i], (long long)O);
+            return GEO_ERR(LG_INVALID_ARGUMENT,
+                           "params kernel[%d] spans %lld, wider than the padded input %lld", i,
+                           (long long)ext, (long long)(I + L + R));
+        dims[2 + i] = (I + L + R - ext) / S + 1;
         int j = 3 - nsp + i;
-        pd.k[j] = K;
-        pd.s[j] = S;
-        pd.dil[j] = Dl;
-        pd.pl[j] = L;
+        pd->k[j] = K;
+        pd->s[j] = S;
+        pd->dil[j] = Dl;
+        pd->pl[j] = L;
     }
-    lg__md_canon(src, &pd.src);
+    return LG_OK;
+#undef GEO_ERR
+}
+
+lg_status lg__pool_out_dims(const lg_pool_params *p, const lg_md *src, const char *where,
+                            int64_t *dims) {
+    lg__pool_pd pd;
+    return pool_geometry(p, src, where, &pd, dims);
+}
+
+lg_status lg__pool_query(const lg_pool_params *p, const lg_md *src, const lg_md *dst,
+                         const char *where, lg__pool_pd *pd, bool *fast) {
+#define Q_ERR(status, ...) lg__error((status), where, __VA_ARGS__)
+    if (!p) return Q_ERR(LG_INVALID_ARGUMENT, "params are NULL");
+    if (!src) return Q_ERR(LG_INVALID_ARGUMENT, "src md is NULL");
+    if (!dst) return Q_ERR(LG_INVALID_ARGUMENT, "dst md is NULL");
+    LG_CHECK(lg__md_check(src, where, "src md"));
+    LG_CHECK(lg__md_check(dst, where, "dst md"));
+    if (lg_md_is_any(src)) return Q_ERR(LG_INVALID_ARGUMENT, "src md is 'any'");
+    const int nd = src->ndims;
+    int64_t dims[LG_MAX_NDIMS];
+    LG_CHECK(pool_geometry(p, src, where, pd, dims));
+    if (dst->ndims != nd)
+        return Q_ERR(LG_INVALID_ARGUMENT, "dst md has %d dims, src md %d", dst->ndims, nd);
+    if (dst->dtype != src->dtype)
+        return Q_ERR(LG_INVALID_ARGUMENT, "dst md is %s, src md %s", lg_dtype_str(dst->dtype),
+                     lg_dtype_str(src->dtype));
+    for (int d = 0; d < nd; d++)
+        if (dst->dims[d] < 1)
+            return Q_ERR(LG_INVALID_ARGUMENT, "dst md dim %d is %lld (must be >= 1)", d,
+                         (long long)dst->dims[d]);
+    for (int d = 0; d < 2; d++)
+        if (dst->dims[d] != src->dims[d])
+            return Q_ERR(LG_INVALID_ARGUMENT, "dst md dim %d is %lld, src md's %lld", d,
+                         (long long)dst->dims[d], (long long)src->dims[d]);
+    for (int d = 2; d < nd; d++)
+        if (dst->dims[d] != dims[d])
+            return Q_ERR(LG_INVALID_ARGUMENT,
+                         "dst md spatial dim %d is %lld, the geometry gives %lld", d - 2,
+                         (long long)dst->dims[d], (long long)dims[d]);
+    lg__md_canon(src, &pd->src);
     if (lg_md_is_any(dst)) {
         char tag[LG_TAG_MAX * 2];
         lg__chview_family_tag(src, nd, tag);
         lg_md r;
         if (lg_md_init_tag(&r, nd, dst->dims, dst->dtype, tag) != LG_OK)
-            return POOL_ERR(LG_INVALID_ARGUMENT, "dst md 'any' cannot take layout %s", tag);
-        lg__md_canon(&r, &pd.dst);
+            return Q_ERR(LG_INVALID_ARGUMENT, "dst md 'any' cannot take layout %s", tag);
+        lg__md_canon(&r, &pd->dst);
     } else {
-        lg__md_canon(dst, &pd.dst);
+        lg__md_canon(dst, &pd->dst);
     }
+    if (fast) {
+        /* The path plan() would take: vector code when both views match. */
+        lg__chview sv, dv;
+        lg__chview_init(&pd->src, &sv);
+        lg__chview_init(&pd->dst, &dv);
+        if (sv.kind != dv.kind) {
+            lg__chview_as_plain(&pd->src, &sv);
+            lg__chview_as_plain(&pd->dst, &dv);
+        }
+        *fast =
+            sv.kind != LG_CH_OTHER && sv.kind == dv.kind && sv.run == dv.run && sv.ncb == dv.ncb;
+    }
+    return LG_OK;
+#undef Q_ERR
+}
+
+lg_status lg__pool_create_post(lg_kernel **k, const lg_pool_params *p, const lg_md *src,
+                               const lg_md *dst, int npost, const lg__post_op *post,
+                               const char *where) {
+    if (k) *k = NULL;
+    lg__pool_pd pd;
+    bool fast = false;
+    LG_CHECK(lg__pool_query(p, src, dst, where, &pd, &fast));
+    if (npost < 0 || npost > LG_MAX_POST_OPS)
+        return lg__error(LG_INVALID_ARGUMENT, where, "%d post-ops (at most %d)", npost,
+                         LG_MAX_POST_OPS);
+    if (npost && (pd.dst.dtype != LG_F32 || !fast))
+        return lg__error(LG_UNIMPLEMENTED, where,
+                         "post-ops run on f32 with the vector paths only (dst %s, %s path)",
+                         lg_dtype_str(pd.dst.dtype), fast ? "vector" : "reference");
+    if (npost) {
+        /* Every fast-path row must be one dense run of dst. */
+        lg__chview dv;
+        lg__chview_init(&pd.dst, &dv);
+        lg__chview sv;
+        lg__chview_init(&pd.src, &sv);
+        if (sv.kind != dv.kind) lg__chview_as_plain(&pd.dst, &dv);
+        if (dv.ss[2] != dv.run && pd.dst.dims[pd.dst.ndims - 1] != 1)
+            return lg__error(LG_UNIMPLEMENTED, where, "post-ops need dst rows that are dense runs");
+    }
+    for (int i = 0; i < npost; i++) {
+        const lg__post_op *o = &post[i];
+        bool ints;
+        if (o->kind != LG_POST_ELTWISE || !lg__eltwise_alg_known(o->alg, &ints) ||
+            lg__eltwise_fwd(o->alg, o->alpha, o->beta, 0.0f) != 0.0f)
+            return lg__error(LG_UNIMPLEMENTED, where,
+                             "post-op %d is not an eltwise with f(0) = 0 (padding stays zero)", i);
+        pd.post[i].alg = o->alg;
+        pd.post[i].alpha = o->alpha;
+        pd.post[i].beta = o->beta;
+    }
+    pd.npost = npost;
+    if (!k) return LG_OK;
+    return lg__cache_get(LG_KIND_POOL, &pd, sizeof pd, build_pool, k);
+}
+
+lg_status lg_pool_create(lg_kernel **k, const lg_pool_params *p, const lg_md *src,
+                         const lg_md *dst) {
+    if (!k) return POOL_ERR(LG_INVALID_ARGUMENT, "kernel pointer is NULL");
+    *k = NULL;
+    lg__pool_pd pd;
+    LG_CHECK(lg__pool_query(p, src, dst, "lg_pool_create", &pd, NULL));
     return lg__cache_get(LG_KIND_POOL, &pd, sizeof pd, build_pool, k);
 }

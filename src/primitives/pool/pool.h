@@ -5,6 +5,7 @@
 #define LG_PRIMITIVES_POOL_H
 
 #include "memory/md.h"
+#include "primitives/attr.h"
 #include "primitives/cpu.h"
 #include "primitives/pool/chview.h"
 
@@ -17,7 +18,35 @@ typedef struct lg__pool_pd {
     lg_md src, dst;
     int32_t alg, nsp;
     int64_t k[3], s[3], dil[3], pl[3];
+    int32_t npost; /* eltwise post-ops (lg__pool_create_post) */
+    struct {
+        int32_t alg;
+        float alpha, beta;
+    } post[LG_MAX_POST_OPS];
 } lg__pool_pd;
+
+/* The result's dims (dims[0..src->ndims)) of pooling src with p, after
+ * checking p (alg, sizes, padding, a kernel no wider than the padded
+ * input); errors name `where` (NULL: quiet). The one geometry check of
+ * lg_pool_create and the graph's pool node. */
+LG_INTERNAL lg_status lg__pool_out_dims(const lg_pool_params *p, const lg_md *src,
+                                        const char *where, int64_t *dims);
+
+/* lg_pool_create without creating: validate (errors name `where`; NULL:
+ * quiet), resolve dst "any" and fill the cache key *pd; *fast (may be NULL)
+ * tells whether vector code runs these layouts (else the reference). */
+LG_INTERNAL lg_status lg__pool_query(const lg_pool_params *p, const lg_md *src, const lg_md *dst,
+                                     const char *where, lg__pool_pd *pd, bool *fast);
+
+/* lg_pool_create with eltwise post-ops (the graph's relu or clip after a
+ * pool): each applied in order to every dst element the fast path writes.
+ * Only f32 runs them, on the vector paths, with dst rows that are dense
+ * runs, and only post-ops with f(0) = 0 (so padding stays zero); anything
+ * else is LG_UNIMPLEMENTED (errors name `where`, NULL: quiet). post[i].kind
+ * must be LG_POST_ELTWISE. k NULL: only check. */
+LG_INTERNAL lg_status lg__pool_create_post(lg_kernel **k, const lg_pool_params *p, const lg_md *src,
+                                           const lg_md *dst, int npost, const lg__post_op *post,
+                                           const char *where);
 
 /* Valid taps of one output coordinate along one dim: kernel indices
  * [lo, hi), input coordinate of tap j: in0 + j * step. */

@@ -454,6 +454,6 @@ lg_status lg__rf_plan_build(const lg__reorder_pd *pd, lg__rf_plan *p) {
     p->jobs = bd.jobs;
     p->njobs = (int)bd.njobs;
     for (int i = 0; i < p->njobs; i++) p->total_cost += p->jobs[i].units * p->jobs[i].unit_cost;
-    p->bytes = lg__md_nelems(s) * p->ssz + lg__md_nelems_padded(d) * p->dsz;
+    p->bytes = lg__sat_add(lg__md_nelems(s) * p->ssz, lg__md_nelems_padded(d) * p->dsz);
     return LG_OK;
 }

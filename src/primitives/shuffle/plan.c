@@ -75,6 +75,10 @@ static int64_t gcd(int64_t a, int64_t b) {
     return a;
 }
 
+/* Most channels a plan keeps offset tables for (16 bytes each); beyond, the
+ * reference runs (a table would dwarf any data worth shuffling fast). */
+#define MAX_TABLE_CHANNELS ((int64_t)1 << 22)
+
 /* Most pixels one window group may span. */
 #define MAX_GROUP 16
 
@@ -367,6 +371,10 @@ lg_status lg__shuffle_plan(const lg__shuffle_pd *pd, lg__isa isa, lg__shuf_plan 
         *out = p;
         return LG_OK;
     }
+    if (p->padC > MAX_TABLE_CHANNELS) { /* the reference needs no table */
+        lg__shuffle_plan_free(p);
+        return LG_UNIMPLEMENTED;
+    }
     int64_t g = lg__shuffle_group(pd);
     p->doff = lg__calloc((size_t)p->padC, sizeof *p->doff); /* calloc: no size overflow */
     p->soff = lg__calloc((size_t)p->C, sizeof *p->soff);
@@ -399,7 +407,7 @@ lg_status lg__shuffle_plan(const lg__shuffle_pd *pd, lg__isa isa, lg__shuf_plan 
     for (int i = 0; i < nc; i++)
         if (chan[i].s == 1) R = chan[i].n;
 
-    p->bytes = 2 * lg__md_nelems_padded(md) * p->esz;
+    p->bytes = lg__sat_add(lg__md_nelems_padded(md) * p->esz, lg__md_nelems_padded(md) * p->esz);
     p->stream = lg__md_nelems_padded(md) * p->esz >= STREAM_BYTES;
     p->stream_align = 1;
     lg_status st = LG_UNIMPLEMENTED;
