@@ -18,6 +18,7 @@ static const struct {
     {LG_STRATEGY_GREEDY, "greedy", NULL},
     {LG_STRATEGY_OPTIMAL, "optimal", NULL},
     {LG_STRATEGY_OPTIMAL, "optimal", "eliminate_shuffles"},
+    {LG_STRATEGY_OPTIMAL, "optimal", "fold_batchnorm"},
     {LG_STRATEGY_OPTIMAL, "optimal", "eliminate_reorders"},
     {LG_STRATEGY_OPTIMAL, "optimal", "fuse_shuffle_reorder"},
     {LG_STRATEGY_OPTIMAL, "optimal", "fold_constants"},

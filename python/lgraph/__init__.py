@@ -303,8 +303,8 @@ def _tag(md):
     return buf.value.decode() if lib.lg_md_tag(ctypes.byref(md), buf, 64) == 0 else None
 
 
-OPTIONAL_PASSES = ("eliminate_shuffles", "eliminate_reorders", "fuse_shuffle_reorder",
-                   "fold_constants", "fuse", "plan_memory")
+OPTIONAL_PASSES = ("eliminate_shuffles", "fold_batchnorm", "eliminate_reorders",
+                   "fuse_shuffle_reorder", "fold_constants", "fuse", "plan_memory")
 
 
 def compare_strategies(graph, inputs, iters=5, strategies=None, tol=1e-4):
