@@ -8,8 +8,9 @@ For each model NAME it writes OUTDIR/NAME.onnx (opset 13, symbolic batch
 "N", random weights from a fixed seed, eval mode, batch-norm statistics
 randomised so that folding is exercised) and, for N in (1, 4),
 OUTDIR/NAME.inN.npy and OUTDIR/NAME.outN.npy (float32, C order).
-Models: the blocks lgraph loads today (see docs/onnx.md); torchvision's
-classifiers join as the importer gains their operators.
+Models: by default the small blocks of models() (every operator the
+importer maps, in the patterns exporters emit); torchvision's classifiers
+(NETS) when named.
 """
 import os
 import sys
@@ -17,6 +18,28 @@ import sys
 import numpy as np
 import torch
 import torch.nn as nn
+
+# torchvision's classifiers, built with random weights (no download): the
+# whole networks lgraph is measured on. Exported only when named (the small
+# blocks below are the default set): tests/onnx/run_models.sh with MODELS=,
+# bench/nets/run.py --models.
+NETS = {
+    "resnet50": {},
+    "mobilenet_v2": {},
+    "shufflenet_v2_x1_0": {},
+    "squeezenet1_1": {},
+    "googlenet": {"aux_logits": False, "init_weights": False},
+    "densenet121": {},
+    "efficientnet_b0": {},
+    "mobilenet_v3_small": {},
+    "mnasnet1_0": {},
+    "regnet_y_400mf": {},
+}
+
+
+def make_net(name):
+    import torchvision
+    return getattr(torchvision.models, name)(**NETS[name])
 
 
 def randomise_bn(model, gen):
@@ -94,8 +117,14 @@ def models():
     return {"blocks": (Blocks, (3, 64, 64)), "poolhead": (PoolHead, (3, 30, 30))}
 
 
+def all_models():
+    """The default blocks and the torchvision networks, by name."""
+    nets = {n: ((lambda n=n: make_net(n)), (3, 224, 224)) for n in NETS}
+    return {**nets, **models()}
+
+
 def export(name, outdir):
-    make, shape = models()[name]
+    make, shape = all_models()[name]
     gen = torch.Generator().manual_seed(20261124)
     torch.manual_seed(20261124)
     model = make().eval()
