@@ -832,6 +832,112 @@ typedef enum lg_strategy {
     LG_STRATEGY_OPTIMAL /* minimum modelled cost over the whole graph */
 } lg_strategy;
 
+/* ---- Strategies of your own (docs/propagation.md, "User strategies") ----
+ *
+ * A user strategy is a function the compile pipeline calls instead of a
+ * built-in strategy. It gets a read-only view of the layout problem, the
+ * same search space LG_STRATEGY_OPTIMAL solves, and answers with one
+ * configuration per problem node (lg_layout_choose); lgraph checks the
+ * answer, inserts the reorders it implies and builds the plan exactly as for
+ * a built-in strategy.
+ *
+ * The problem's nodes, numbered 0 .. lg_layout_num_nodes - 1, are first the
+ * graph inputs declared with layout "any" (kind "input"), then the graph's
+ * nodes in execution order. Each has configurations 0 .. num_configs - 1: the
+ * layout each input is read in and the layout the result is written in (an
+ * "input" node has only a result). Configuration 0 is what GREEDY would pick
+ * (for a conv: the layouts its kernel prefers; for an "input": the layout
+ * its first reader prefers) and configuration 1, unless it equals 0, what
+ * NONE would pick. Edges are every (value, reader) pair: from the problem
+ * node producing the value (or -1: a constant or an input of fixed layout)
+ * to the node reading it (or -1: a graph output).
+ *
+ * Costs are the cost model's (byte-equivalents, docs/propagation.md): a
+ * configuration's own cost, and an edge's reorder cost under a pair of
+ * configurations (0 when the layouts agree; reorders of constants are
+ * folded at compile time and cost 0). The sum of the chosen configurations'
+ * and edges' costs is an upper bound of the model's total: the model counts
+ * one reorder per (value, layout) shared by all readers needing it, and no
+ * cost for a node fused into the conv before it. lg_layout_cost gives that
+ * exact total (what lg_plan_stats.model_cost reports).
+ *
+ *     static lg_status first(lg_layout_problem *p, void *user) {
+ *         int n = lg_layout_num_nodes(p), choice[64] = {0};  // GREEDY's picks
+ *         return lg_layout_choose(p, n, choice);
+ *     }
+ *     o.strategy_fn = first;   // lg_compile_options
+ *
+ * Every accessor checks its arguments (LG_INVALID_ARGUMENT naming the
+ * function and argument); out pointers may be NULL when not wanted. The view
+ * is valid only during the call; a strategy must not keep it. */
+typedef struct lg_layout_problem lg_layout_problem;
+
+/* A user strategy: read p, call lg_layout_choose once, return LG_OK. Any
+ * other status fails the compile with it. user_data is
+ * lg_compile_options.strategy_data. */
+typedef lg_status (*lg_strategy_fn)(lg_layout_problem *p, void *user_data);
+
+/* Number of problem nodes (0 for NULL). */
+LG_API int lg_layout_num_nodes(const lg_layout_problem *p);
+
+/* Problem node `node`: its kind ("conv", "eltwise", ... or "input"), the
+ * index of the graph node (in the order the lg_graph_add_* node calls made
+ * them; -1 for an input), how many inputs it reads and how many
+ * configurations it has. */
+LG_API lg_status lg_layout_node(const lg_layout_problem *p, int node, const char **kind,
+                                int *graph_node, int *num_inputs, int *num_configs);
+
+/* The name of an "input" node (the graph input's name); NULL for other
+ * nodes and bad arguments. */
+LG_API const char *lg_layout_node_name(const lg_layout_problem *p, int node);
+
+/* Where input j of `node` comes from: *src the problem node producing it
+ * (-1: a constant or an input of fixed layout) and *edge the edge. */
+LG_API lg_status lg_layout_node_input(const lg_layout_problem *p, int node, int j, int *src,
+                                      int *edge);
+
+/* Configuration cfg of `node`: *cost its own modelled cost (running it in
+ * those layouts, not fused). */
+LG_API lg_status lg_layout_config_cost(const lg_layout_problem *p, int node, int cfg, double *cost);
+
+/* The layout (an md with the tensor's dims and type) in which configuration
+ * cfg of `node` reads input j (0 <= j < num_inputs), or writes its result
+ * (j = -1). lg_md_tag names it ("acdb" is channels-last). */
+LG_API lg_status lg_layout_config_md(const lg_layout_problem *p, int node, int cfg, int j,
+                                     lg_md *md);
+
+/* Number of edges (0 for NULL). */
+LG_API int lg_layout_num_edges(const lg_layout_problem *p);
+
+/* Edge e: from problem node *src (-1: fixed layout) to input *dst_input of
+ * problem node *dst, or (with *dst = -1) to graph output number *dst_input. */
+LG_API lg_status lg_layout_edge(const lg_layout_problem *p, int e, int *src, int *dst,
+                                int *dst_input);
+
+/* The layouts at edge e when its source runs configuration src_cfg and its
+ * destination dst_cfg (pass 0 for a side that is -1): *from the layout the
+ * value is stored in (a fixed source's own), *to the layout it is read in
+ * (an output's wanted layout; for an output wanted as "any", *from). */
+LG_API lg_status lg_layout_edge_mds(const lg_layout_problem *p, int e, int src_cfg, int dst_cfg,
+                                    lg_md *from, lg_md *to);
+
+/* The reorder cost of edge e when its source runs configuration src_cfg and
+ * its destination dst_cfg (pass 0 for a side that is -1). */
+LG_API lg_status lg_layout_edge_cost(const lg_layout_problem *p, int e, int src_cfg, int dst_cfg,
+                                     double *cost);
+
+/* The cost model's exact total of an assignment (choice[i] a configuration
+ * of problem node i, n = lg_layout_num_nodes): what the plan's model_cost
+ * would be. Errors as lg_layout_choose. */
+LG_API lg_status lg_layout_cost(lg_layout_problem *p, int n, const int *choice, double *cost);
+
+/* The strategy's answer: one configuration per problem node. LG_INVALID_
+ * ARGUMENT (the compile then fails with it) for a NULL choice, n not equal
+ * to lg_layout_num_nodes, or a configuration out of range (the message
+ * names the problem node, its kind and graph node). A later call replaces
+ * an earlier one. */
+LG_API lg_status lg_layout_choose(lg_layout_problem *p, int n, const int *choice);
+
 /* Most threads a plan may be asked to run on (lg_compile_options.num_threads). */
 #define LG_MAX_THREADS 1024
 
@@ -842,10 +948,13 @@ typedef struct lg_compile_options {
     int num_threads;            /* 0: OpenMP's default; at most LG_MAX_THREADS */
     const char *disable_passes; /* NULL or "name,name": passes to skip (also
                                    LG_DISABLE_PASSES in the environment) */
+    lg_strategy_fn strategy_fn; /* NULL, or a user strategy used instead of
+                                   `strategy` (see lg_layout_problem) */
+    void *strategy_data;        /* passed to strategy_fn */
 } lg_compile_options;
 
 /* Fill o with the defaults: OPTIMAL, fuse on, default threads, no pass
- * disabled. */
+ * disabled, no user strategy. */
 LG_API void lg_compile_options_init(lg_compile_options *o);
 
 /* Compile g into an immutable plan. o may be NULL (defaults). LG_INVALID_GRAPH
@@ -862,6 +971,7 @@ typedef struct lg_plan_stats {
     double model_cost;     /* total cost of the layout assignment under the cost model */
     bool exact;            /* the assignment is proven optimal (OPTIMAL without fallback) */
     double compile_ms;     /* wall time lg_graph_compile took */
+    int fused_steps;       /* steps whose kernel runs fused post-ops (eltwise, sum) */
 } lg_plan_stats;
 
 /* Fill *s with the plan's counters. */

@@ -4,6 +4,7 @@
  * a reference. What onnxruntime_perf_test and benchncnn are to their
  * runtimes. `lgraph-run --help` lists the options. */
 #include "npy.h"
+#include "run_io.h"
 
 #include <lgraph.h>
 #include <lgraph_onnx.h>
@@ -17,9 +18,13 @@ static const char usage[] =
     "usage: lgraph-run MODEL.onnx [--batch=N] [--strategy=none|greedy|optimal]\n"
     "                  [--input=IN.npy] [--output=OUT.npy] [--compare=REF.npy] [--tol=T]\n"
     "                  [--iters=K] [--warmup=W] [--threads=T] [--dump=PLAN.dot] [--json]\n"
-    "                  [--inputs-any] [--seed=S]\n"
+    "                  [--inputs-any] [--seed=S] [--compare-strategies]\n"
     "Without --input, every input gets seeded uniform random data in [-1, 1).\n"
-    "--compare fails (exit 1) when max |out - ref| > T * max |ref| (T default 1e-4).\n";
+    "--compare fails (exit 1) when max |out - ref| > T * max |ref| (T default 1e-4).\n"
+    "--compare-strategies: a row per strategy and per optional pass switched off (runtime\n"
+    "reorders, reorder bytes, folded reorders, fused steps, arena bytes, model cost, median ms\n"
+    "of K runs, exact); fails when a plan's outputs differ from NONE's (tolerance T). With\n"
+    "--json, a JSON array of the rows. --input, --output, --compare and --dump do not apply.\n";
 
 typedef struct args {
     const char *model, *input, *output, *compare, *dump;
@@ -27,7 +32,7 @@ typedef struct args {
     lg_strategy strategy;
     int iters, warmup, threads;
     double tol;
-    bool json, inputs_any;
+    bool json, inputs_any, compare_strategies;
     unsigned long long seed;
 } args;
 
@@ -76,6 +81,8 @@ static int parse_args(int argc, char **argv, args *a) {
             a->seed = strtoull(v, NULL, 10);
         } else if (strcmp(s, "--json") == 0) {
             a->json = true;
+        } else if (strcmp(s, "--compare-strategies") == 0) {
+            a->compare_strategies = true;
         } else if (strcmp(s, "--inputs-any") == 0) {
             a->inputs_any = true;
         } else if (s[0] == '-') {
@@ -95,68 +102,6 @@ static int parse_args(int argc, char **argv, args *a) {
     return 0;
 }
 
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *x, const void *y) {
-    double a = *(const double *)x, b = *(const double *)y;
-    return a < b ? -1 : a > b;
-}
-
-/* A tensor the caller sees in plain row-major order, and the buffer the
- * plan reads or writes in the layout it reports (a reorder between them
- * when they differ). */
-typedef struct io_buf {
-    const char *name;
-    lg_md plain, plan;
-    float *user;
-    void *data;
-    lg_kernel *to_plan, *from_plan;
-} io_buf;
-
-static int setup_buf(const lg_plan *p, const char *name, io_buf *b) {
-    memset(b, 0, sizeof *b);
-    b->name = name;
-    if (lg_plan_query_md(p, name, &b->plan) != LG_OK) return -1;
-    static const char *tags[] = {"a", "ab", "abc", "abcd", "abcde", "abcdef"};
-    if (b->plan.ndims > 6 || lg_md_init_tag(&b->plain, b->plan.ndims, b->plan.dims, LG_F32,
-                                            tags[b->plan.ndims - 1]) != LG_OK)
-        return -1;
-    b->user = malloc(lg_md_size(&b->plain) + 1);
-    if (!b->user) return -1;
-    if (lg_md_equal(&b->plain, &b->plan)) {
-        b->data = b->user;
-        return 0;
-    }
-    b->data = aligned_alloc(64, (lg_md_size(&b->plan) + 63) / 64 * 64);
-    if (!b->data || lg_reorder_create(&b->to_plan, &b->plain, &b->plan, NULL) != LG_OK ||
-        lg_reorder_create(&b->from_plan, &b->plan, &b->plain, NULL) != LG_OK)
-        return -1;
-    return 0;
-}
-
-static int64_t elems(const lg_md *md) {
-    int64_t n = 1;
-    for (int d = 0; d < md->ndims; d++) n *= md->dims[d];
-    return n;
-}
-
-static void free_buf(io_buf *b) {
-    if (b->data != b->user) free(b->data);
-    free(b->user);
-    lg_kernel_destroy(b->to_plan);
-    lg_kernel_destroy(b->from_plan);
-}
-
-static int move(lg_kernel *k, void *src, void *dst) {
-    if (!k) return 0;
-    lg_arg ka[2] = {{LG_ARG_SRC, src}, {LG_ARG_DST, dst}};
-    return lg_kernel_execute(k, 2, ka) == LG_OK ? 0 : -1;
-}
-
 int main(int argc, char **argv) {
     args a;
     if (parse_args(argc, argv, &a)) return 2;
@@ -166,12 +111,19 @@ int main(int argc, char **argv) {
     o.inputs_any = a.inputs_any;
     lg_graph *g;
     lg_onnx_io io;
-    double t0 = now_ms();
+    double t0 = run_now_ms();
     if (lg_onnx_load_file(a.model, &o, &g, &io) != LG_OK) {
         fprintf(stderr, "lgraph-run: %s\n", lg_last_error());
         return 1;
     }
-    double load_ms = now_ms() - t0;
+    double load_ms = run_now_ms() - t0;
+    if (a.compare_strategies) {
+        run_compare c = {a.model, a.batch, a.iters, a.warmup, a.threads, a.tol, a.seed, a.json};
+        int rc = run_compare_strategies(g, &io, &c);
+        lg_graph_destroy(g);
+        lg_onnx_io_free(&io);
+        return rc;
+    }
     lg_compile_options co;
     lg_compile_options_init(&co);
     co.strategy = a.strategy;
@@ -187,13 +139,13 @@ int main(int argc, char **argv) {
     lg_plan_stats ps;
     lg_plan_stats_get(plan, &ps);
     int nb = io.n_inputs + io.n_outputs, rc = 1;
-    io_buf *bufs = calloc((size_t)nb, sizeof *bufs);
+    run_buf *bufs = calloc((size_t)nb, sizeof *bufs);
     lg_binding *bind = calloc((size_t)nb, sizeof *bind);
     double *times = calloc((size_t)a.iters, sizeof *times);
     if (!bufs || !bind || !times) goto done;
     for (int k = 0; k < nb; k++) {
         const char *name = k < io.n_inputs ? io.inputs[k] : io.outputs[k - io.n_inputs];
-        if (setup_buf(plan, name, &bufs[k])) {
+        if (run_setup_buf(plan, name, &bufs[k])) {
             fprintf(stderr, "lgraph-run: buffers for '%s': %s\n", name, lg_last_error());
             goto done;
         }
@@ -202,8 +154,8 @@ int main(int argc, char **argv) {
     /* Inputs: the .npy file for the first, seeded random data otherwise. */
     unsigned long long s = a.seed * 6364136223846793005ull + 1442695040888963407ull;
     for (int k = 0; k < io.n_inputs; k++) {
-        io_buf *b = &bufs[k];
-        int64_t n = elems(&b->plain);
+        run_buf *b = &bufs[k];
+        int64_t n = run_elems(&b->plain);
         if (a.input && k == 0) {
             npy_array arr;
             char err[512];
@@ -222,29 +174,26 @@ int main(int argc, char **argv) {
             memcpy(b->user, arr.data, (size_t)n * sizeof(float));
             free(arr.data);
         } else {
-            for (int64_t e = 0; e < n; e++) {
-                s = s * 6364136223846793005ull + 1442695040888963407ull;
-                b->user[e] = (float)((s >> 40) * (1.0 / (1 << 24))) * 2.0f - 1.0f;
-            }
+            run_fill(b->user, n, &s);
         }
-        if (move(b->to_plan, b->user, b->data)) goto done;
+        if (run_move(b->to_plan, b->user, b->data)) goto done;
     }
     for (int k = 0; k < a.warmup + a.iters; k++) {
-        double t = now_ms();
+        double t = run_now_ms();
         if (lg_plan_execute(plan, io.n_inputs, bind, io.n_outputs, bind + io.n_inputs) != LG_OK) {
             fprintf(stderr, "lgraph-run: execute: %s\n", lg_last_error());
             goto done;
         }
-        if (k >= a.warmup) times[k - a.warmup] = now_ms() - t;
+        if (k >= a.warmup) times[k - a.warmup] = run_now_ms() - t;
         if (!a.json && k == a.warmup && times[0] * a.iters > 2000)
             fprintf(stderr, "lgraph-run: %d runs of about %.0f ms each\n", a.iters, times[0]);
     }
     for (int k = io.n_inputs; k < nb; k++)
-        if (move(bufs[k].from_plan, bufs[k].data, bufs[k].user)) goto done;
-    qsort(times, (size_t)a.iters, sizeof *times, cmp_double);
+        if (run_move(bufs[k].from_plan, bufs[k].data, bufs[k].user)) goto done;
+    qsort(times, (size_t)a.iters, sizeof *times, run_cmp_double);
     double med =
         a.iters % 2 ? times[a.iters / 2] : 0.5 * (times[a.iters / 2 - 1] + times[a.iters / 2]);
-    io_buf *out = &bufs[io.n_inputs];
+    run_buf *out = &bufs[io.n_inputs];
     if (a.output && npy_write(a.output, out->plain.ndims, out->plain.dims, out->user)) {
         perror(a.output);
         goto done;
@@ -267,9 +216,9 @@ int main(int argc, char **argv) {
             fprintf(stderr, "lgraph-run: %s\n", err);
             goto done;
         }
-        if (ref.n != elems(&out->plain)) {
+        if (ref.n != run_elems(&out->plain)) {
             fprintf(stderr, "lgraph-run: %s holds %lld values, output '%s' %lld\n", a.compare,
-                    (long long)ref.n, out->name, (long long)elems(&out->plain));
+                    (long long)ref.n, out->name, (long long)run_elems(&out->plain));
             free(ref.data);
             goto done;
         }
@@ -313,7 +262,7 @@ int main(int argc, char **argv) {
     }
     rc = cmp_ok ? 0 : 1;
 done:
-    for (int k = 0; bufs && k < nb; k++) free_buf(&bufs[k]);
+    for (int k = 0; bufs && k < nb; k++) run_free_buf(&bufs[k]);
     free(bufs);
     free(bind);
     free(times);

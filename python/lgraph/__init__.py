@@ -20,13 +20,15 @@ docs/python.md is the guide.
 import ctypes
 import os
 import tempfile
+import time
 
 import numpy as np
 
 from . import _lib
 from ._lib import lib
 
-__all__ = ["Error", "Graph", "Plan", "Value", "load_onnx", "STRATEGIES"]
+__all__ = ["Error", "Graph", "LayoutProblem", "Plan", "Value", "compare_strategies", "load_onnx",
+           "OPTIONAL_PASSES", "STRATEGIES"]
 
 STRATEGIES = {"none": 0, "greedy": 1, "optimal": 2}
 _DTYPES = {"f32": 1, "f16": 2, "bf16": 3, "s32": 4, "s8": 5, "u8": 6}
@@ -150,20 +152,189 @@ class Graph:
         self._outputs = getattr(self, "_outputs", []) + [name]
 
     def compile(self, strategy="optimal", fuse=True, threads=0, disable_passes=None):
-        """Compile into a Plan. strategy: "none", "greedy" or "optimal";
-        disable_passes: a list of optional pass names to skip."""
+        """Compile into a Plan. strategy: "none", "greedy", "optimal", or a
+        Python function f(problem) over a LayoutProblem returning one
+        configuration index per problem node (a user strategy; see
+        LayoutProblem); disable_passes: a list of optional pass names to skip.
+        An invalid answer raises Error (LG_INVALID_ARGUMENT) naming the node;
+        an exception raised by the function is raised again here."""
         o = _lib.CompileOptions()
         lib.lg_compile_options_init(ctypes.byref(o))
-        o.strategy = STRATEGIES[strategy]
+        raised = []
+        if callable(strategy):
+            o.strategy_fn = _lib.STRATEGY_FN(_strategy_trampoline(strategy, raised))
+        else:
+            o.strategy = STRATEGIES[strategy]
         o.fuse = fuse
         o.num_threads = threads
         passes = ",".join(disable_passes).encode() if disable_passes else None
         o.disable_passes = passes
         p = ctypes.c_void_p()
-        _check(lib.lg_graph_compile(self._g, ctypes.byref(o), ctypes.byref(p)))
+        status = lib.lg_graph_compile(self._g, ctypes.byref(o), ctypes.byref(p))
+        if raised:
+            raise raised[0]
+        _check(status)
         plan = Plan(p)
         plan.outputs = list(getattr(self, "_outputs", []))
         return plan
+
+
+_LG_RUNTIME_ERROR = -5
+
+
+def _strategy_trampoline(fn, raised):
+    """The C callback around a Python strategy: it answers with fn's list
+    (unless fn called choose itself); an exception is kept in `raised` and
+    the compile fails with LG_RUNTIME_ERROR."""
+
+    def call(handle, _user):
+        problem = LayoutProblem(handle)
+        try:
+            choice = fn(problem)
+            if choice is None:  # it called choose (else compile says it did not)
+                return 0
+            c = (ctypes.c_int * max(len(choice), 1))(*[int(k) for k in choice])
+            return lib.lg_layout_choose(handle, len(choice), c)
+        except BaseException as e:  # noqa: B902 - handed back to compile()
+            raised.append(e)
+            return _LG_RUNTIME_ERROR
+        finally:
+            problem._p = None  # the view is valid only during the call
+
+    return call
+
+
+class LayoutProblem:
+    """The view of the layout problem a user strategy reads
+    (lg_layout_problem, include/lgraph.h): problem nodes 0..num_nodes-1
+    ("any" graph inputs first, then graph nodes in execution order), each
+    with configurations (the layout each input is read in and the result
+    written in) and their modelled costs, and edges (value, reader) with a
+    reorder cost per pair of configurations. Configuration 0 is GREEDY's
+    pick, configuration 1 NONE's. Valid only during the strategy call."""
+
+    def __init__(self, handle):
+        self._p = handle
+        self._chosen = False
+
+    def _h(self):
+        if self._p is None:
+            raise Error("LG_INVALID_ARGUMENT", "LayoutProblem used after its strategy returned")
+        return self._p
+
+    @property
+    def num_nodes(self):
+        """Number of problem nodes."""
+        return lib.lg_layout_num_nodes(self._h())
+
+    @property
+    def num_edges(self):
+        """Number of edges."""
+        return lib.lg_layout_num_edges(self._h())
+
+    def node(self, i):
+        """Problem node i as a dict: kind ("conv", ..., "input"), graph_node
+        (-1 for an input), num_inputs, num_configs, name (inputs only)."""
+        kind, g, nin, nc = ctypes.c_char_p(), ctypes.c_int(), ctypes.c_int(), ctypes.c_int()
+        _check(lib.lg_layout_node(self._h(), i, ctypes.byref(kind), ctypes.byref(g),
+                                  ctypes.byref(nin), ctypes.byref(nc)))
+        name = lib.lg_layout_node_name(self._p, i)
+        return {"kind": kind.value.decode(), "graph_node": g.value, "num_inputs": nin.value,
+                "num_configs": nc.value, "name": name.decode() if name else None}
+
+    def node_input(self, i, j):
+        """(source problem node or -1 for a fixed layout, edge) of input j of node i."""
+        src, e = ctypes.c_int(), ctypes.c_int()
+        _check(lib.lg_layout_node_input(self._h(), i, j, ctypes.byref(src), ctypes.byref(e)))
+        return src.value, e.value
+
+    def config_cost(self, i, c):
+        """The modelled cost of running node i in configuration c."""
+        v = ctypes.c_double()
+        _check(lib.lg_layout_config_cost(self._h(), i, c, ctypes.byref(v)))
+        return v.value
+
+    def config_layout(self, i, c, j=-1):
+        """The layout tag ("abcd", "acdb", "aBcd8b", ...) in which
+        configuration c of node i reads input j, or writes its result (j=-1)."""
+        md = _lib.Md()
+        _check(lib.lg_layout_config_md(self._h(), i, c, j, ctypes.byref(md)))
+        return _tag(md)
+
+    def edge(self, e):
+        """(src, dst, dst_input) of edge e; src -1: a fixed layout; dst -1:
+        graph output number dst_input."""
+        a, b, k = ctypes.c_int(), ctypes.c_int(), ctypes.c_int()
+        _check(lib.lg_layout_edge(self._h(), e, ctypes.byref(a), ctypes.byref(b),
+                                  ctypes.byref(k)))
+        return a.value, b.value, k.value
+
+    def edge_layouts(self, e, src_cfg=0, dst_cfg=0):
+        """(stored layout, read layout) tags at edge e under the configurations."""
+        f, t = _lib.Md(), _lib.Md()
+        _check(lib.lg_layout_edge_mds(self._h(), e, src_cfg, dst_cfg, ctypes.byref(f),
+                                      ctypes.byref(t)))
+        return _tag(f), _tag(t)
+
+    def edge_cost(self, e, src_cfg=0, dst_cfg=0):
+        """The reorder cost of edge e under the configurations (0 for a side that is -1)."""
+        v = ctypes.c_double()
+        _check(lib.lg_layout_edge_cost(self._h(), e, src_cfg, dst_cfg, ctypes.byref(v)))
+        return v.value
+
+    def cost(self, choice):
+        """The cost model's exact total of an assignment (one configuration
+        per node): what the plan's model_cost would be."""
+        c = (ctypes.c_int * max(len(choice), 1))(*[int(k) for k in choice])
+        v = ctypes.c_double()
+        _check(lib.lg_layout_cost(self._h(), len(choice), c, ctypes.byref(v)))
+        return v.value
+
+    def choose(self, choice):
+        """Answer with one configuration per node (a strategy may instead
+        return the list)."""
+        c = (ctypes.c_int * max(len(choice), 1))(*[int(k) for k in choice])
+        _check(lib.lg_layout_choose(self._h(), len(choice), c))
+        self._chosen = True
+
+
+def _tag(md):
+    buf = ctypes.create_string_buffer(64)
+    return buf.value.decode() if lib.lg_md_tag(ctypes.byref(md), buf, 64) == 0 else None
+
+
+OPTIONAL_PASSES = ("eliminate_shuffles", "fold_batchnorm", "eliminate_reorders",
+                   "fuse_shuffle_reorder", "fold_constants", "fuse", "plan_memory")
+
+
+def compare_strategies(graph, inputs, iters=5, strategies=None, tol=1e-4):
+    """What `lgraph-run --compare-strategies` prints, as a list of dicts: a
+    row per strategy ("none", "greedy", "optimal", or {name: function} for
+    user strategies in `strategies`) and per optional pass switched off
+    under OPTIMAL, each with the plan's statistics, "median_ms" (of iters
+    runs after one warm-up), "max_rel_diff" of every output against the
+    first row's and "agree" (within tol)."""
+    rows = [(name, name, None) for name in ("none", "greedy", "optimal")]
+    rows += [(name, fn, None) for name, fn in (strategies or {}).items()]
+    rows += [("optimal", "optimal", p) for p in OPTIONAL_PASSES]
+    result, ref = [], None
+    for name, strategy, off in rows:
+        plan = graph.compile(strategy=strategy, disable_passes=[off] if off else None)
+        times = []
+        for k in range(iters + 1):
+            t = time.perf_counter()
+            out = plan.run(inputs)
+            if k:
+                times.append((time.perf_counter() - t) * 1e3)
+        if ref is None:
+            ref = out
+        scale = max(float(np.max(np.abs(v))) if v.size else 0.0 for v in ref.values()) or 1.0
+        diff = max(float(np.max(np.abs(out[k] - ref[k]))) if ref[k].size else 0.0 for k in ref)
+        row = dict(plan.stats(), strategy=name, disabled=off, median_ms=float(np.median(times)),
+                   max_rel_diff=diff / scale)
+        row["agree"] = row["max_rel_diff"] <= tol
+        result.append(row)
+    return result
 
 
 class Plan:

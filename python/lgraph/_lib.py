@@ -33,16 +33,22 @@ class ConvParams(ctypes.Structure):
                 ("groups", ctypes.c_int64)]
 
 
+# lg_strategy_fn: lg_status (*)(lg_layout_problem *p, void *user_data)
+STRATEGY_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
+
+
 class CompileOptions(ctypes.Structure):
     _fields_ = [("strategy", ctypes.c_int), ("fuse", ctypes.c_bool),
-                ("num_threads", ctypes.c_int), ("disable_passes", ctypes.c_char_p)]
+                ("num_threads", ctypes.c_int), ("disable_passes", ctypes.c_char_p),
+                ("strategy_fn", STRATEGY_FN), ("strategy_data", ctypes.c_void_p)]
 
 
 class PlanStats(ctypes.Structure):
     _fields_ = [("runtime_reorders", ctypes.c_int), ("folded_reorders", ctypes.c_int),
                 ("reorder_bytes", ctypes.c_int64), ("steps", ctypes.c_int),
                 ("arena_bytes", ctypes.c_int64), ("model_cost", ctypes.c_double),
-                ("exact", ctypes.c_bool), ("compile_ms", ctypes.c_double)]
+                ("exact", ctypes.c_bool), ("compile_ms", ctypes.c_double),
+                ("fused_steps", ctypes.c_int)]
 
 
 class Binding(ctypes.Structure):
@@ -120,6 +126,26 @@ _decls = {
                              ctypes.POINTER(Binding)]),
     "lg_plan_dump": (_S, [_P, _P, ctypes.c_char_p]),
     "lg_plan_destroy": (None, [_P]),
+    # the user-strategy view (lg_layout_problem)
+    "lg_layout_num_nodes": (ctypes.c_int, [_P]),
+    "lg_layout_node": (_S, [_P, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
+                            ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int),
+                            ctypes.POINTER(ctypes.c_int)]),
+    "lg_layout_node_name": (ctypes.c_char_p, [_P, ctypes.c_int]),
+    "lg_layout_node_input": (_S, [_P, ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_int),
+                                  ctypes.POINTER(ctypes.c_int)]),
+    "lg_layout_config_cost": (_S, [_P, ctypes.c_int, ctypes.c_int,
+                                   ctypes.POINTER(ctypes.c_double)]),
+    "lg_layout_config_md": (_S, [_P, ctypes.c_int, ctypes.c_int, ctypes.c_int, _MDP]),
+    "lg_layout_num_edges": (ctypes.c_int, [_P]),
+    "lg_layout_edge": (_S, [_P, ctypes.c_int, ctypes.POINTER(ctypes.c_int),
+                            ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int)]),
+    "lg_layout_edge_mds": (_S, [_P, ctypes.c_int, ctypes.c_int, ctypes.c_int, _MDP, _MDP]),
+    "lg_layout_edge_cost": (_S, [_P, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                                 ctypes.POINTER(ctypes.c_double)]),
+    "lg_layout_cost": (_S, [_P, ctypes.c_int, ctypes.POINTER(ctypes.c_int),
+                            ctypes.POINTER(ctypes.c_double)]),
+    "lg_layout_choose": (_S, [_P, ctypes.c_int, ctypes.POINTER(ctypes.c_int)]),
 }
 for _name, (_res, _args) in _decls.items():
     _f = getattr(lib, _name)

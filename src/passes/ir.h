@@ -63,6 +63,8 @@ typedef struct lg__graph {
     int nowned, capowned;
     /* Options and results the passes share. */
     lg_strategy strategy;
+    lg_strategy_fn user_strategy; /* non-NULL: used instead of `strategy` */
+    void *user_data;
     int folded;        /* reorders of constants done at compile time */
     bool exact;        /* the layout assignment is proven optimal */
     bool fuse;         /* the fuse pass will run (the cost model counts fusion) */

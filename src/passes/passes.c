@@ -9,7 +9,8 @@
  *                        weights and bias (fold_batchnorm.c).
  * 2c. fold_flatten       a flatten read only by inner products goes: they
  *                        read the unflattened tensor (fold_flatten.c).
- *  3. propagate_layouts  the strategy (NONE, GREEDY, OPTIMAL) gives every
+ *  3. propagate_layouts  the strategy (NONE, GREEDY, OPTIMAL or the user's
+ *                        lg_compile_options.strategy_fn) gives every
  *                        value a concrete layout and every node input the
  *                        layout it is read in; the model cost is recorded.
  *  4. insert_reorders    one reorder per (value, layout) wherever a reader or
@@ -124,6 +125,8 @@ lg_status lg_graph_compile(const lg_graph *g, const lg_compile_options *o, lg_pl
     lg__graph ir;
     LG_CHECK(lg__ir_init(&ir, g));
     ir.strategy = o->strategy;
+    ir.user_strategy = o->strategy_fn;
+    ir.user_data = o->strategy_data;
     for (int i = 0; i < NPASSES; i++)
         if (strcmp(pipeline[i].name, "fuse") == 0) ir.fuse = !off[i];
     lg_status s = LG_OK;
@@ -132,7 +135,7 @@ lg_status lg_graph_compile(const lg_graph *g, const lg_compile_options *o, lg_pl
     if (s == LG_OK) s = lg__plan_build(&ir, o->num_threads, plan);
     lg__ir_free(&ir);
     if (s == LG_OK) {
-        (*plan)->strategy = lg__strategy_name(o->strategy);
+        (*plan)->strategy = o->strategy_fn ? "user" : lg__strategy_name(o->strategy);
         (*plan)->stats.compile_ms = lg__now_ms() - t0;
     }
     return s;

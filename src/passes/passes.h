@@ -48,5 +48,7 @@ LG_INTERNAL lg_status lg__propagate_none(lg__graph *ir);
 LG_INTERNAL const char *lg__strategy_name(lg_strategy s);
 LG_INTERNAL lg_status lg__propagate_greedy(lg__graph *ir);
 LG_INTERNAL lg_status lg__propagate_optimal(lg__graph *ir);
+/* ir->user_strategy over the view of lg_layout_problem (propagate_user.c). */
+LG_INTERNAL lg_status lg__propagate_user(lg__graph *ir);
 
 #endif /* LG_PASSES_PASSES_H */

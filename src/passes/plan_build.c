@@ -195,6 +195,7 @@ static void fill_stats(const lg__graph *ir, lg_plan *p) {
     s->arena_bytes = p->arena_bytes;
     s->model_cost = ir->model_cost;
     s->exact = ir->exact;
+    for (int i = 0; i < ir->nsched; i++) s->fused_steps += ir->nodes[ir->sched[i]].npost > 0;
     for (int i = 0; i < p->nsteps; i++) {
         const lg_kernel *k = p->steps[i].kernel;
         if (k->kind != LG_KIND_REORDER) continue;

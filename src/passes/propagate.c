@@ -6,7 +6,8 @@
  * dense row-major layout of their dims ("abcd..."); an "any" input becomes
  * that layout; an input or constant given in another layout is reordered
  * where it is read; an explicit reorder node produces exactly its md (and
- * is read back in plain). GREEDY: propagate_greedy.c. OPTIMAL: propagate_optimal.c. */
+ * is read back in plain). GREEDY: propagate_greedy.c. OPTIMAL: propagate_optimal.c.
+ * A user strategy (lg_compile_options.strategy_fn): propagate_user.c. */
 #include "passes/cost_model.h"
 #include "passes/passes.h"
 
@@ -74,6 +75,12 @@ static lg_status check_concrete(const lg__graph *ir, const char *strategy) {
 }
 
 lg_status lg__pass_propagate_layouts(lg__graph *ir) {
+    if (ir->user_strategy) {
+        LG_CHECK(lg__propagate_user(ir));
+        LG_CHECK(check_concrete(ir, "user"));
+        ir->model_cost = lg__cost_assignment(ir);
+        return LG_OK;
+    }
     if ((unsigned)ir->strategy >= sizeof strategies / sizeof strategies[0])
         return LG_COMPILE_ERROR(LG_INVALID_ARGUMENT, "strategy %d is not an lg_strategy",
                                 (int)ir->strategy);

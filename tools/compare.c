@@ -1,0 +1,172 @@
+/* lgraph-run --compare-strategies (run_io.h): one row per strategy (NONE,
+ * GREEDY, OPTIMAL) and per optional pass switched off under OPTIMAL, each
+ * with the plan's counters, its model cost, the median of K measured runs
+ * and whether its outputs agree with the first row's. */
+#include <lgraph_onnx.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run_io.h"
+
+static const struct {
+    lg_strategy strategy;
+    const char *name, *off; /* off: the pass switched off, or NULL */
+} rows[] = {
+    {LG_STRATEGY_NONE, "none", NULL},
+    {LG_STRATEGY_GREEDY, "greedy", NULL},
+    {LG_STRATEGY_OPTIMAL, "optimal", NULL},
+    {LG_STRATEGY_OPTIMAL, "optimal", "eliminate_shuffles"},
+    {LG_STRATEGY_OPTIMAL, "optimal", "fold_batchnorm"},
+    {LG_STRATEGY_OPTIMAL, "optimal", "eliminate_reorders"},
+    {LG_STRATEGY_OPTIMAL, "optimal", "fuse_shuffle_reorder"},
+    {LG_STRATEGY_OPTIMAL, "optimal", "fold_constants"},
+    {LG_STRATEGY_OPTIMAL, "optimal", "fuse"},
+    {LG_STRATEGY_OPTIMAL, "optimal", "plan_memory"},
+};
+#define NROWS ((int)(sizeof rows / sizeof rows[0]))
+
+typedef struct row_result {
+    lg_plan_stats st;
+    double median_ms, max_rel;
+} row_result;
+
+/* Compile and run row r; outputs (plain, concatenated) into out. ref: the
+ * first row's outputs to compare with (NULL for the first row). */
+static int run_row(const lg_graph *g, const lg_onnx_io *io, const run_compare *c, int r, float *out,
+                   const float *ref, row_result *res) {
+    lg_compile_options o;
+    lg_compile_options_init(&o);
+    o.strategy = rows[r].strategy;
+    o.disable_passes = rows[r].off;
+    o.num_threads = c->threads;
+    lg_plan *plan = NULL;
+    if (lg_graph_compile(g, &o, &plan) != LG_OK) {
+        fprintf(stderr, "lgraph-run: compile (%s, off %s): %s\n", rows[r].name,
+                rows[r].off ? rows[r].off : "-", lg_last_error());
+        return -1;
+    }
+    lg_plan_stats_get(plan, &res->st);
+    int nb = io->n_inputs + io->n_outputs, rc = -1;
+    run_buf *bufs = calloc((size_t)nb, sizeof *bufs);
+    lg_binding *bind = calloc((size_t)nb, sizeof *bind);
+    double *times = calloc((size_t)c->iters, sizeof *times);
+    unsigned long long s = c->seed * 6364136223846793005ull + 1442695040888963407ull;
+    if (!bufs || !bind || !times) goto done;
+    for (int k = 0; k < nb; k++) {
+        const char *name = k < io->n_inputs ? io->inputs[k] : io->outputs[k - io->n_inputs];
+        if (run_setup_buf(plan, name, &bufs[k])) goto done;
+        bind[k] = (lg_binding){name, bufs[k].data};
+        if (k < io->n_inputs) {
+            run_fill(bufs[k].user, run_elems(&bufs[k].plain), &s);
+            if (run_move(bufs[k].to_plan, bufs[k].user, bufs[k].data)) goto done;
+        }
+    }
+    for (int k = 0; k < c->warmup + c->iters; k++) {
+        double t = run_now_ms();
+        if (lg_plan_execute(plan, io->n_inputs, bind, io->n_outputs, bind + io->n_inputs) !=
+            LG_OK) {
+            fprintf(stderr, "lgraph-run: execute: %s\n", lg_last_error());
+            goto done;
+        }
+        if (k >= c->warmup) times[k - c->warmup] = run_now_ms() - t;
+    }
+    qsort(times, (size_t)c->iters, sizeof *times, run_cmp_double);
+    res->median_ms =
+        c->iters % 2 ? times[c->iters / 2] : 0.5 * (times[c->iters / 2 - 1] + times[c->iters / 2]);
+    int64_t at = 0;
+    double diff = 0, ref_max = 0;
+    for (int k = io->n_inputs; k < nb; k++) {
+        if (run_move(bufs[k].from_plan, bufs[k].data, bufs[k].user)) goto done;
+        int64_t n = run_elems(&bufs[k].plain);
+        memcpy(out + at, bufs[k].user, (size_t)n * sizeof(float));
+        for (int64_t e = 0; ref && e < n; e++) {
+            double d = fabs((double)out[at + e] - ref[at + e]);
+            if (!(d <= diff)) diff = d; /* NaN propagates */
+            if (fabs(ref[at + e]) > ref_max) ref_max = fabs(ref[at + e]);
+        }
+        at += n;
+    }
+    res->max_rel = diff / (ref_max > 0 ? ref_max : 1);
+    rc = 0;
+done:
+    if (rc && !times) fprintf(stderr, "lgraph-run: out of memory\n");
+    for (int k = 0; bufs && k < nb; k++) run_free_buf(&bufs[k]);
+    free(bufs);
+    free(bind);
+    free(times);
+    lg_plan_destroy(plan);
+    return rc;
+}
+
+/* Plain elements of every output, from a plan of g (the dims do not depend
+ * on the strategy). */
+static int64_t output_elems(const lg_graph *g, const lg_onnx_io *io) {
+    lg_compile_options o;
+    lg_compile_options_init(&o);
+    o.strategy = LG_STRATEGY_NONE;
+    lg_plan *plan;
+    if (lg_graph_compile(g, &o, &plan) != LG_OK) return -1;
+    int64_t n = 0;
+    for (int k = 0; k < io->n_outputs; k++) {
+        lg_md md;
+        if (lg_plan_query_md(plan, io->outputs[k], &md) != LG_OK) n = -1;
+        if (n >= 0) n += run_elems(&md);
+    }
+    lg_plan_destroy(plan);
+    return n;
+}
+
+static void print_row(const run_compare *c, int r, const row_result *x, bool ok) {
+    const lg_plan_stats *s = &x->st;
+    if (c->json) {
+        printf("%s{\"model\": \"%s\", \"batch\": %lld, \"strategy\": \"%s\", \"disabled\": %s%s%s, "
+               "\"runtime_reorders\": %d, \"reorder_bytes\": %lld, \"folded_reorders\": %d, "
+               "\"fused_steps\": %d, \"steps\": %d, \"arena_bytes\": %lld, \"model_cost\": %g, "
+               "\"median_ms\": %.4f, \"iters\": %d, \"exact\": %s, \"max_rel_diff\": %g, "
+               "\"agree\": %s}",
+               r ? ",\n " : "[", c->model, (long long)c->batch, rows[r].name,
+               rows[r].off ? "\"" : "", rows[r].off ? rows[r].off : "null", rows[r].off ? "\"" : "",
+               s->runtime_reorders, (long long)s->reorder_bytes, s->folded_reorders, s->fused_steps,
+               s->steps, (long long)s->arena_bytes, s->model_cost, x->median_ms, c->iters,
+               s->exact ? "true" : "false", x->max_rel, ok ? "true" : "false");
+        if (r == NROWS - 1) printf("]\n");
+        return;
+    }
+    if (r == 0) {
+        printf("model %s, batch %lld, median of %d runs\n", c->model, (long long)c->batch,
+               c->iters);
+        printf("%-8s %-20s %8s %13s %6s %5s %6s %12s %11s %10s %5s %9s\n", "strategy", "pass off",
+               "reorders", "reorder bytes", "folded", "fused", "steps", "arena bytes", "model cost",
+               "ms", "exact", "rel diff");
+    }
+    printf("%-8s %-20s %8d %13lld %6d %5d %6d %12lld %11.4g %10.3f %5s %9.2e%s\n", rows[r].name,
+           rows[r].off ? rows[r].off : "-", s->runtime_reorders, (long long)s->reorder_bytes,
+           s->folded_reorders, s->fused_steps, s->steps, (long long)s->arena_bytes, s->model_cost,
+           x->median_ms, s->exact ? "yes" : "no", x->max_rel, ok ? "" : "  MISMATCH");
+}
+
+int run_compare_strategies(const lg_graph *g, const lg_onnx_io *io, const run_compare *c) {
+    int64_t n = output_elems(g, io);
+    if (n < 0) {
+        fprintf(stderr, "lgraph-run: compile: %s\n", lg_last_error());
+        return 1;
+    }
+    float *ref = malloc((size_t)n * sizeof(float) + 1),
+          *out = malloc((size_t)n * sizeof(float) + 1);
+    int rc = ref && out ? 0 : 1;
+    for (int r = 0; r < NROWS && !rc; r++) {
+        row_result x = {0};
+        if (run_row(g, io, c, r, r ? out : ref, r ? ref : NULL, &x)) {
+            rc = 1;
+            break;
+        }
+        bool ok = x.max_rel <= c->tol;
+        print_row(c, r, &x, ok);
+        if (!ok) rc = 1;
+    }
+    free(ref);
+    free(out);
+    return rc;
+}
