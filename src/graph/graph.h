@@ -181,6 +181,11 @@ typedef struct lg__node_ops {
      * false when it cannot (weights or bias not constant). NULL: never. */
     bool (*absorb_affine)(const lg__node *node, const lg_md *in, const void *const *data,
                           const float *scale, const float *shift, void *wei, float *bias);
+    /* The layer class profiles report for the node (lg_layer_class; 0 is
+     * LG_LAYER_OTHER), or, when `classify` is set, what it returns for the
+     * node's input and result mds. */
+    lg_layer_class layer_class;
+    lg_layer_class (*classify)(const lg__node *node, const lg_md *in, const lg_md *out);
     /* Create the kernel for the final layouts and post-ops. */
     lg_status (*create)(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
                         const lg__post_op *post, lg_kernel **k);

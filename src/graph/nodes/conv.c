@@ -148,6 +148,17 @@ static void conv_cost(const lg__node *node, const lg_md *in, const lg_md *out, l
     c->slowdown = lg__conv_slowdown(&in[0], out, in[0].dims[1] / g);
 }
 
+/* First conv (few input channels), depthwise, 1x1 or kxk (lg_layer_class). */
+static lg_layer_class conv_classify(const lg__node *node, const lg_md *in, const lg_md *out) {
+    int64_t g = node->p.conv.groups, ic = in[0].dims[1];
+    if (ic <= 4) return LG_LAYER_FIRST_CONV;
+    if (g > 1 && g == ic && g == out->dims[1]) return LG_LAYER_DEPTHWISE;
+    const lg_md *w = &in[1];
+    bool one = true;
+    for (int d = w->ndims - (in[0].ndims - 2); d < w->ndims; d++) one = one && w->dims[d] == 1;
+    return one ? LG_LAYER_CONV_1X1 : LG_LAYER_CONV_KXK;
+}
+
 static void attr_of(int npost, const lg__post_op *post, struct lg_attr *attr) {
     lg__attr_init(attr);
     attr->npost = npost;
@@ -249,6 +260,7 @@ const lg__node_ops lg__node_conv_ops = {
     .prefers = conv_prefers,
     .candidates = conv_candidates,
     .cost = conv_cost,
+    .classify = conv_classify,
     .absorb_affine = conv_absorb_affine,
     .accepts_post = conv_accepts_post,
     .create = conv_create,
