@@ -178,9 +178,14 @@ typedef struct lg__node_ops {
      * with data[] as above, write weights equal to input 1's scaled per
      * output channel into wei (input 1's md, lg_md_size bytes) and the new
      * bias (scale times the old one, or 0, plus shift; C floats) into bias;
-     * false when it cannot (weights or bias not constant). NULL: never. */
+     * *wmask gets the output channel dims of input 1 as an lg_attr_set_scales
+     * mask (scale[] is row-major over them), so that with wei NULL the
+     * caller scales the weights itself (the compiler does it in the reorder
+     * that gives them their final layout: the weights are written once).
+     * False when it cannot (weights or bias not constant). NULL: never. */
     bool (*absorb_affine)(const lg__node *node, const lg_md *in, const void *const *data,
-                          const float *scale, const float *shift, void *wei, float *bias);
+                          const float *scale, const float *shift, void *wei, float *bias,
+                          int *wmask);
     /* The layer class profiles report for the node (lg_layer_class; 0 is
      * LG_LAYER_OTHER), or, when `classify` is set, what it returns for the
      * node's input and result mds. */

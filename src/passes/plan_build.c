@@ -51,15 +51,25 @@ static lg_status place_io(lg__graph *ir, lg_plan *p) {
             /* A constant the passes made (folded weights) moves into the
              * plan; the user's constants are copied. */
             void *c = NULL;
-            for (int o = 0; o < ir->nowned && !c; o++)
+            for (int o = 0; o < ir->nowned && !c && !val->scale; o++)
                 if (ir->owned[o] == val->data) {
                     c = ir->owned[o];
                     ir->owned[o] = NULL;
                 }
             if (!c) {
-                c = lg__aligned_alloc(64, bytes);
+                c = lg__alloc_big(bytes);
                 if (!c) return lg__error(LG_OUT_OF_MEMORY, where, "cannot copy a constant");
-                if (bytes) memcpy(c, val->data, bytes);
+                /* A pending scale (a folded batchnorm's) is applied as the
+                 * weights are copied: they are still written once. */
+                lg_status s = LG_OK;
+                if (val->scale)
+                    s = lg__ir_const_write(ir, vs[j], &val->md, c, 0);
+                else if (bytes)
+                    memcpy(c, val->data, bytes);
+                if (s != LG_OK) {
+                    lg__free(c);
+                    return s;
+                }
             }
             p->consts[p->nconst] = c;
             val->place = (lg__place){1 + p->nin + p->nout + p->nconst++, 0};
