@@ -549,6 +549,51 @@ enum {
 LG_API lg_status lg_bnorm_create(lg_kernel **k, const lg_md *src, const lg_md *dst, float epsilon,
                                  unsigned flags);
 
+/* Concat: the execution argument of source i is LG_ARG_MULTIPLE_SRC + i
+ * (oneDNN's DNNL_ARG_MULTIPLE_SRC); at most LG_CONCAT_MAX_SRCS sources. */
+enum { LG_ARG_MULTIPLE_SRC = 1024 };
+#define LG_CONCAT_MAX_SRCS 256
+
+/*
+ * Concatenation along `axis` (oneDNN's concat): n sources srcs[0..n) (n in
+ * 1..LG_CONCAT_MAX_SRCS) of one type and rank, equal in every dim but the
+ * axis, are placed one after another along it: dst's axis dim is the sum
+ * of theirs, source i starting at the sum of the sources before it. Each
+ * source and dst may have its own layout (plain, strided, channels last,
+ * blocked, views). The copy moves bits, so every type works (f32, bf16,
+ * f16, s8, u8, s32, f8); dst has the sources' type. dst "any" (dims must
+ * then be the result's, or dst NULL): the layout of the first source when it
+ * is dense, else plain; lg_kernel_query_md reports it. dst's padding is
+ * written as zeros. Arguments: LG_ARG_MULTIPLE_SRC + i for source i,
+ * LG_ARG_DST. Paths (lg_kernel_impl): "concat:<isa>:blocked" for a concat
+ * along the blocked dim of sources and dst all in one channel-blocked
+ * layout (offsets need not be block multiples: ShuffleNet's 58 + 58 into
+ * nChw16c), "concat:rows" (one memcpy per run) when sources and dst share
+ * a dense unblocked layout, "concat:views" (a reorder of each source into
+ * its place in dst) when every place is a view (lg_md_submemory), else
+ * "concat:ref". LG_INVALID_ARGUMENT (naming srcs[i], dst or the argument)
+ * for NULL pointers, n out of range, sources of other ranks, types or
+ * off-axis dims, an axis out of range, "any" sources, a dst of other dims
+ * or type.
+ */
+LG_API lg_status lg_concat_create(lg_kernel **k, int axis, int n, const lg_md *srcs,
+                                  const lg_md *dst);
+
+/*
+ * A slice along `axis`: dst = src[..., start : start + dst->dims[axis], ...]
+ * (the inverse of a concat piece; ONNX Slice with step 1 and one part of
+ * Split). src and dst have the same rank and type, equal dims off the axis;
+ * 0 <= start and start + dst->dims[axis] <= src->dims[axis]. Any layouts,
+ * offsets off block boundaries included; every type. dst "any": src's
+ * layout when dense, else plain. dst's padding is written as zeros. Paths
+ * as lg_concat_create's ("slice:<isa>:blocked", "slice:rows",
+ * "slice:views", "slice:ref"). Arguments: LG_ARG_SRC, LG_ARG_DST.
+ * LG_INVALID_ARGUMENT (naming the argument) for NULL pointers, "any" src,
+ * mismatched rank, type or dims, an axis out of range, a range outside src.
+ */
+LG_API lg_status lg_slice_create(lg_kernel **k, int axis, int64_t start, const lg_md *src,
+                                 const lg_md *dst);
+
 /* The md of argument `arg` (e.g. LG_ARG_DST): for one given as "any", the
  * layout the kernel chose; otherwise the md it was given. LG_INVALID_ARGUMENT
  * for an argument the kernel does not have. */
@@ -701,6 +746,32 @@ LG_API lg_status lg_graph_add_softmax(lg_graph *g, lg_value src, lg_softmax_alg 
 LG_API lg_status lg_graph_add_batchnorm(lg_graph *g, lg_value src, lg_value mean, lg_value variance,
                                         lg_value gamma, lg_value beta, float epsilon,
                                         bool fuse_relu, lg_value *out);
+/*
+ * A concat node (see lg_concat_create): srcs[0..n) (n in
+ * 1..LG_CONCAT_MAX_SRCS, one type and rank, equal off the axis) placed one
+ * after another along `axis`. A node reads at most five values: more
+ * sources become a balanced tree of concat nodes of at most five inputs
+ * each (docs/architecture.md); *out is the root's result. Layouts: every
+ * source is read in the layout the node runs in (plain, channels last or
+ * channel-blocked; OPTIMAL picks the cheapest over the inputs and readers).
+ * LG_INVALID_ARGUMENT (naming srcs[i]) for NULL pointers, unknown values, n
+ * out of range, mismatched ranks, types or dims, an axis out of range.
+ */
+LG_API lg_status lg_graph_add_concat(lg_graph *g, int axis, int n, const lg_value *srcs,
+                                     lg_value *out);
+
+/* A slice node (see lg_slice_create): src's [start, start + len) along
+ * `axis`; it keeps src's layout. LG_INVALID_ARGUMENT for NULL pointers, an
+ * unknown value, an axis out of range, a range outside src. */
+LG_API lg_status lg_graph_add_slice(lg_graph *g, lg_value src, int axis, int64_t start, int64_t len,
+                                    lg_value *out);
+
+/* A split: src cut along `axis` into n parts of sizes[0..n) (each >= 1,
+ * summing to src's dim), one slice node each; outs[i] is part i.
+ * LG_INVALID_ARGUMENT (naming sizes[i] or the sum) otherwise; nothing is
+ * added to g on error. */
+LG_API lg_status lg_graph_add_split(lg_graph *g, lg_value src, int axis, int n,
+                                    const int64_t *sizes, lg_value *outs);
 
 /* Mark v as a graph output named `name`, wanted in layout `tag` ("any" lets
  * the compiler choose; lg_plan_query_md reports it). A value may be an output

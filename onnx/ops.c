@@ -27,11 +27,12 @@
     X("Gather", gather)                                                                            \
     X("Unsqueeze", unsqueeze)                                                                      \
     X("Squeeze", unsqueeze)                                                                        \
-    X("Concat", concat)                                                                            \
+    X("Concat", concat_any)                                                                        \
     X("Cast", cast)                                                                                \
     X("Reshape", reshape)                                                                          \
     X("Transpose", transpose)                                                                      \
-    X("Slice", slice)                                                                              \
+    X("Slice", slice_any)                                                                          \
+    X("Split", split)                                                                              \
     X("Identity", identity)                                                                        \
     X("Dropout", identity)                                                                         \
     X("MaxPool", pool)                                                                             \

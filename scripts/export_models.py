@@ -8,8 +8,9 @@ For each model NAME it writes OUTDIR/NAME.onnx (opset 13, symbolic batch
 "N", random weights from a fixed seed, eval mode, batch-norm statistics
 randomised so that folding is exercised) and, for N in (1, 4),
 OUTDIR/NAME.inN.npy and OUTDIR/NAME.outN.npy (float32, C order).
-Models: the blocks lgraph loads today (see docs/onnx.md); torchvision's
-classifiers join as the importer gains their operators.
+Models: by default the small blocks of models() (every operator the
+importer maps, in the patterns exporters emit); torchvision's classifiers
+(NETS) when named.
 """
 import os
 import sys
@@ -17,6 +18,28 @@ import sys
 import numpy as np
 import torch
 import torch.nn as nn
+
+# torchvision's classifiers, built with random weights (no download): the
+# whole networks lgraph is measured on. Exported only when named (the small
+# blocks below are the default set): tests/onnx/run_models.sh with MODELS=,
+# bench/nets/run.py --models.
+NETS = {
+    "resnet50": {},
+    "mobilenet_v2": {},
+    "shufflenet_v2_x1_0": {},
+    "squeezenet1_1": {},
+    "googlenet": {"aux_logits": False, "init_weights": False},
+    "densenet121": {},
+    "efficientnet_b0": {},
+    "mobilenet_v3_small": {},
+    "mnasnet1_0": {},
+    "regnet_y_400mf": {},
+}
+
+
+def make_net(name):
+    import torchvision
+    return getattr(torchvision.models, name)(**NETS[name])
 
 
 def randomise_bn(model, gen):
@@ -90,12 +113,52 @@ class PoolHead(nn.Module):
         return torch.softmax(self.gap(x) + x.mean([2, 3], keepdim=True) * 3.0, dim=1)
 
 
+class ShuffleCat(nn.Module):
+    """Concat, Split and Slice of tensors: two ShuffleNetV2 stride-1 units
+    (the first splits with x.chunk(2, dim=1), which exports as Slices, the
+    second with torch.split, which exports as Split; then torch.cat and a
+    channel shuffle), and a concat of three conv branches (GoogLeNet-like,
+    channel counts that are not multiples of 8, one reading x[:, 3:])."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 116, 3, 2, 1, bias=False), nn.BatchNorm2d(116),
+                                  nn.ReLU())
+
+        def branch():
+            return nn.Sequential(nn.Conv2d(58, 58, 1, bias=False), nn.BatchNorm2d(58), nn.ReLU(),
+                                 nn.Conv2d(58, 58, 3, 1, 1, groups=58, bias=False),
+                                 nn.BatchNorm2d(58), nn.Conv2d(58, 58, 1, bias=False),
+                                 nn.BatchNorm2d(58), nn.ReLU())
+
+        self.branch1, self.branch2 = branch(), branch()
+        self.shuffle = ChannelShuffle(2)
+        self.b1 = nn.Conv2d(116, 24, 1)
+        self.b2 = nn.Sequential(nn.Conv2d(116, 16, 1), nn.ReLU(), nn.Conv2d(16, 20, 3, 1, 1))
+        self.b3 = nn.Conv2d(113, 13, 3, 1, 1)
+
+    def forward(self, x):
+        x = self.stem(x)
+        a, b = x.chunk(2, dim=1)
+        x = self.shuffle(torch.cat((a, self.branch1(b)), dim=1))
+        a, b = torch.split(x, [58, 58], dim=1)
+        x = self.shuffle(torch.cat((a, self.branch2(b)), dim=1))
+        return torch.cat((self.b1(x), self.b2(x), self.b3(x[:, 3:])), dim=1)
+
+
 def models():
-    return {"blocks": (Blocks, (3, 64, 64)), "poolhead": (PoolHead, (3, 30, 30))}
+    return {"blocks": (Blocks, (3, 64, 64)), "poolhead": (PoolHead, (3, 30, 30)),
+            "shuffle_cat": (ShuffleCat, (3, 32, 32))}
+
+
+def all_models():
+    """The default blocks and the torchvision networks, by name."""
+    nets = {n: ((lambda n=n: make_net(n)), (3, 224, 224)) for n in NETS}
+    return {**nets, **models()}
 
 
 def export(name, outdir):
-    make, shape = models()[name]
+    make, shape = all_models()[name]
     gen = torch.Generator().manual_seed(20261124)
     torch.manual_seed(20261124)
     model = make().eval()

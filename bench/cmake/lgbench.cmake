@@ -11,7 +11,8 @@ set(LGB_SOURCES ${LGB_DIR}/main.c ${LGB_DIR}/batch.c ${LGB_DIR}/jobs.c ${LGB_DIR
     ${LGB_DIR}/check.c ${LGB_DIR}/report.c ${LGB_DIR}/perf.c ${LGB_DIR}/drv_common.c
     ${LGB_DIR}/drv_reorder.c ${LGB_DIR}/drv_shuffle.c ${LGB_DIR}/drv_eltwise.c
     ${LGB_DIR}/drv_binary.c ${LGB_DIR}/conv_desc.c
-    ${LGB_DIR}/drv_pool.c ${LGB_DIR}/drv_softmax.c ${LGB_DIR}/drv_bnorm.c)
+    ${LGB_DIR}/drv_pool.c ${LGB_DIR}/drv_softmax.c ${LGB_DIR}/drv_bnorm.c
+    ${LGB_DIR}/drv_concat.c)
 set(LGB_HAVE_CONV 0)
 if(EXISTS ${PROJECT_SOURCE_DIR}/src/primitives/conv/ref.c AND EXISTS ${LGB_DIR}/drv_conv.c)
   set(LGB_HAVE_CONV 1)

@@ -462,3 +462,20 @@ void lgb_dnnl_destroy(lgb_dnnl *p) {
     if (p->pd) dnnl_primitive_desc_destroy(p->pd);
     free(p);
 }
+
+lgb_dnnl *lgb_dnnl_concat(int n, const lg_md *srcs, const lg_md *dst, int axis, void *const *sbufs,
+                          void *dbuf, char *why, size_t len) {
+    if (!init_engine(why, len)) return NULL;
+    if (n + 1 > MAX_ARGS) return fail(NULL, why, len, "too many sources for this harness");
+    dnnl_memory_desc_t ds[MAX_ARGS], dd = to_dnnl(dst);
+    for (int i = 0; i < n; i++) ds[i] = to_dnnl(&srcs[i]);
+    lgb_dnnl *p = calloc(1, sizeof *p);
+    if (!p) return fail(p, why, len, "out of memory");
+    if (dnnl_concat_primitive_desc_create(&p->pd, &dd, n, axis, ds, NULL, engine) != dnnl_success)
+        return fail(p, why, len, "unimplemented");
+    for (int i = 0; i < n; i++)
+        if (!bind(p, DNNL_ARG_MULTIPLE_SRC + i, dnnl_query_src_md, i, sbufs[i]))
+            return fail(p, why, len, "memory");
+    if (!bind(p, DNNL_ARG_DST, dnnl_query_dst_md, 0, dbuf)) return fail(p, why, len, "memory");
+    return finish(p, why, len);
+}

@@ -40,6 +40,9 @@ lgb_dnnl *lgb_dnnl_softmax(lg_softmax_alg alg, int axis, const lg_md *src, const
 lgb_dnnl *lgb_dnnl_bnorm(const lg_md *md, float eps, unsigned flags, void *sbuf, void *dbuf,
                          float *mean, float *var, float *scale, float *shift, char *why,
                          size_t len);
+/* Concat of n sources along axis (oneDNN's MULTIPLE_SRC arguments). */
+lgb_dnnl *lgb_dnnl_concat(int n, const lg_md *srcs, const lg_md *dst, int axis, void *const *sbufs,
+                          void *dbuf, char *why, size_t len);
 
 void lgb_dnnl_run(void *prim);
 const char *lgb_dnnl_impl(const lgb_dnnl *p);

@@ -95,6 +95,7 @@ bool lgb_ignored_option(const char *name, size_t len);
 /* The drivers (drv_*.c) and lookup by name; NULL if unknown. */
 extern const lgb_driver lgb_drv_reorder, lgb_drv_shuffle, lgb_drv_eltwise, lgb_drv_binary;
 extern const lgb_driver lgb_drv_pool, lgb_drv_softmax, lgb_drv_bnorm;
+extern const lgb_driver lgb_drv_concat;
 #if LGB_HAVE_CONV
 extern const lgb_driver lgb_drv_conv;
 #endif

@@ -17,7 +17,7 @@
 
 static const lgb_driver *const drivers[] = {
     &lgb_drv_reorder, &lgb_drv_shuffle, &lgb_drv_eltwise, &lgb_drv_binary,
-    &lgb_drv_pool,    &lgb_drv_softmax, &lgb_drv_bnorm,
+    &lgb_drv_pool,    &lgb_drv_softmax, &lgb_drv_bnorm,   &lgb_drv_concat,
 #if LGB_HAVE_CONV
     &lgb_drv_conv,
 #endif

@@ -123,7 +123,7 @@ class TorchSide:
 
 def bench(args, name, batch, peak, rows):
     tmp = tempfile.mkdtemp(prefix="lgnets-")
-    make, shape = export_models.models()[name]
+    make, shape = export_models.all_models()[name]
     gen = torch.Generator().manual_seed(20261124)
     torch.manual_seed(20261124)
     model = make().eval()
@@ -183,7 +183,7 @@ def bench(args, name, batch, peak, rows):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
-    ap.add_argument("--models", default=",".join(sorted(export_models.models())))
+    ap.add_argument("--models", default="resnet50,mobilenet_v2,shufflenet_v2_x1_0")
     ap.add_argument("--batches", default="1,16")
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--iters", type=int, default=5)

@@ -74,6 +74,13 @@ typedef union lg__node_params {
         float eps;
         unsigned flags; /* LG_BNORM_FUSE_RELU, USE_SCALE | USE_SHIFT with gamma, beta */
     } batchnorm;
+    struct {
+        int axis;
+    } concat;
+    struct {
+        int axis;
+        int64_t start, len;
+    } slice;
 } lg__node_params;
 
 /* The fields of a node as the builder makes it (what every hook sees),

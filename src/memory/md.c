@@ -65,6 +65,30 @@ static bool md_valid(const lg_md *md, char *why, size_t len) {
         if (t > span) span = t;
     }
     if (empty) return true;
+    /* No two elements share an address: along the stride order, each outer
+     * dim of extent > 1 starts past the whole extent of the one inside it
+     * (the innermost past the inner blocks), as lg_md_init_strides asks. */
+    int64_t ext[LG_MAX_NDIMS], str[LG_MAX_NDIMS];
+    int no = 0;
+    for (int d = 0; d < nd; d++) {
+        int64_t e = md->padded_dims[d] / blk[d];
+        if (e <= 1) continue;
+        int i = no++;
+        for (; i > 0 && str[i - 1] > md->blocking.strides[d]; i--) {
+            str[i] = str[i - 1];
+            ext[i] = ext[i - 1];
+        }
+        str[i] = md->blocking.strides[d];
+        ext[i] = e;
+    }
+    int64_t in_span = inner;
+    for (int i = 0; i < no; i++) {
+        if (str[i] < in_span)
+            return BAD("blocking.strides overlap: stride %lld lies inside the %lld elements of the "
+                       "dims within it",
+                       (long long)str[i], (long long)in_span);
+        in_span = str[i] * ext[i]; /* fits: checked above */
+    }
     if (inner > span) span = inner;
     int64_t bytes;
     if (!lg__add_ok(last, inner - 1, &last) || !lg__add_ok(span, md->offset0, &span) ||

@@ -14,19 +14,28 @@ const char *lg__kind_name(lg__kind kind) {
     return (unsigned)kind < LG_KIND_COUNT ? names[kind] : "unknown";
 }
 
-lg_kernel *lg__kernel_new(lg__kind kind, const lg__kernel_ops *ops, size_t data_size) {
+lg_kernel *lg__kernel_new_slots(lg__kind kind, const lg__kernel_ops *ops, size_t data_size,
+                                int nslots) {
     lg_kernel *k = lg__calloc(1, sizeof *k);
     void *data = k ? lg__calloc(1, data_size) : NULL;
-    if (!data) {
+    lg__arg_slot *slots = data ? lg__calloc((size_t)nslots, sizeof *slots) : NULL;
+    if (!slots) {
+        lg__free(data);
         lg__free(k);
         return NULL;
     }
     k->data = data;
+    k->slots = slots;
+    k->capslots = nslots;
     k->ops = ops;
     k->kind = kind;
     k->inplace_src = k->inplace_dst = -1;
     atomic_init(&k->refs, 1);
     return k;
+}
+
+lg_kernel *lg__kernel_new(lg__kind kind, const lg__kernel_ops *ops, size_t data_size) {
+    return lg__kernel_new_slots(kind, ops, data_size, LG_KERNEL_MAX_ARGS);
 }
 
 int lg__kernel_add_slot(lg_kernel *k, int arg, bool required, const lg_md *md, size_t bytes) {
@@ -51,6 +60,7 @@ void lg__kernel_retain(lg_kernel *k) {
 void lg_kernel_destroy(lg_kernel *k) {
     if (!k || atomic_fetch_sub(&k->refs, 1) != 1) return;
     if (k->ops && k->ops->destroy) k->ops->destroy(k);
+    lg__free(k->slots);
     lg__free(k);
 }
 
@@ -147,7 +157,7 @@ static lg_status bind_args(const lg_kernel *k, int nargs, const lg_arg *args, vo
 
 lg_status lg_kernel_execute(const lg_kernel *k, int nargs, const lg_arg *args) {
     if (!k) return LG_ERROR(LG_INVALID_ARGUMENT, "kernel is NULL");
-    void *bufs[LG_KERNEL_MAX_ARGS];
+    void *bufs[LG_KERNEL_MAX_SLOTS];
     LG_CHECK(bind_args(k, nargs, args, bufs));
     if (!lg__verbose()) return k->ops->execute(k, bufs);
     double t0 = lg__now_ms();

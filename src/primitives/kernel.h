@@ -13,8 +13,14 @@ typedef enum lg__kind {
     LG_KIND_COUNT
 } lg__kind;
 
-/* Most execution arguments one kernel takes. */
+/* Most execution arguments a kernel of a fixed arity takes (the slots
+ * lg__kernel_new gives, and what a plan step holds). */
 #define LG_KERNEL_MAX_ARGS 8
+
+/* Most execution arguments any kernel takes: a concat's sources
+ * (LG_CONCAT_MAX_SRCS) and its dst. lg_kernel_execute binds this many at
+ * most, on its stack. */
+#define LG_KERNEL_MAX_SLOTS (LG_CONCAT_MAX_SRCS + 1)
 
 /* One argument slot. `md` is set for tensors (they take part in overlap
  * checks and lg_kernel_query_md); `bytes` is the size of a non-tensor
@@ -38,8 +44,8 @@ typedef struct lg__kernel_ops {
 struct lg_kernel {
     const lg__kernel_ops *ops;
     lg__kind kind;
-    int nslots;
-    lg__arg_slot slots[LG_KERNEL_MAX_ARGS];
+    int nslots, capslots;
+    lg__arg_slot *slots;          /* capslots of them, allocated with the kernel */
     int inplace_src, inplace_dst; /* slots that may be the same buffer (-1: none) */
     _Atomic int refs;
     char impl[64];  /* "reorder:avx512:transpose16" */
@@ -52,8 +58,13 @@ struct lg_kernel {
  * of memory (nothing is left allocated; the caller reports the error). */
 LG_INTERNAL lg_kernel *lg__kernel_new(lg__kind kind, const lg__kernel_ops *ops, size_t data_size);
 
+/* As lg__kernel_new, with room for `nslots` argument slots (at most
+ * LG_KERNEL_MAX_SLOTS) instead of LG_KERNEL_MAX_ARGS. */
+LG_INTERNAL lg_kernel *lg__kernel_new_slots(lg__kind kind, const lg__kernel_ops *ops,
+                                            size_t data_size, int nslots);
+
 /* Add an argument slot (a tensor if md is non-NULL, else a buffer of
- * `bytes`). Returns its index. */
+ * `bytes`). Returns its index. At most the kernel's capslots slots. */
 LG_INTERNAL int lg__kernel_add_slot(lg_kernel *k, int arg, bool required, const lg_md *md,
                                     size_t bytes);
 

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Export the models of scripts/export_models.py with PyTorch (once per build
-# directory, again when the script changes), then run each through lgraph-run
-# at N = 1 and 4 under every strategy and compare with PyTorch's output:
-# max |lgraph - torch| <= 1e-4 * max |torch|.
+# Export models of scripts/export_models.py with PyTorch (once per directory,
+# again when the script changes), then run each through lgraph-run under
+# every strategy and compare with PyTorch's output:
+# max |lgraph - torch| <= 1e-4 * max |torch| (lgraph-run's --compare).
 #   run_models.sh LGRAPH_RUN MODEL_DIR SOURCE_DIR
+# MODELS= names the models (default: the small blocks, exported together);
+# BATCHES= (default "1 4") and STRATEGIES= (default "none greedy optimal")
+# choose the runs.
 set -euo pipefail
 run=$1 dir=$2 src=$3
 py=/usr/bin/python3
@@ -12,16 +15,36 @@ if ! "$py" -c 'import torch, torchvision' 2>/dev/null; then
   exit 77
 fi
 mkdir -p "$dir"
-stamp="$dir/.exported"
-if [ ! -f "$stamp" ] || [ "$src/scripts/export_models.py" -nt "$stamp" ]; then
-  OMP_NUM_THREADS=2 "$py" "$src/scripts/export_models.py" "$dir" >/dev/null
-  touch "$stamp"
+read -r -a names <<< "${MODELS:-}"
+batches=${BATCHES:-1 4}
+strategies=${STRATEGIES:-none greedy optimal}
+# Export what is missing or older than the exporter.
+export_if_stale() { # name...
+  local stale=()
+  for name in "$@"; do
+    if [ ! -f "$dir/$name.onnx" ] || [ "$src/scripts/export_models.py" -nt "$dir/$name.onnx" ]; then
+      stale+=("$name")
+    fi
+  done
+  if [ ${#stale[@]} -gt 0 ]; then
+    OMP_NUM_THREADS=2 "$py" "$src/scripts/export_models.py" "$dir" "${stale[@]}" >/dev/null
+  fi
+}
+if [ ${#names[@]} -eq 0 ]; then
+  stamp="$dir/.exported"
+  if [ ! -f "$stamp" ] || [ "$src/scripts/export_models.py" -nt "$stamp" ]; then
+    OMP_NUM_THREADS=2 "$py" "$src/scripts/export_models.py" "$dir" >/dev/null
+    touch "$stamp"
+  fi
+  mapfile -t names < <(OMP_NUM_THREADS=1 "$py" -c "import sys; sys.path.insert(0, '$src/scripts'); import export_models; print('\n'.join(sorted(export_models.models())))")
+else
+  export_if_stale "${names[@]}"
 fi
 pass=0 fail=0
-for model in "$dir"/*.onnx; do
-  name=$(basename "$model" .onnx)
-  for n in 1 4; do
-    for s in none greedy optimal; do
+for name in "${names[@]}"; do
+  model="$dir/$name.onnx"
+  for n in $batches; do
+    for s in $strategies; do
       if out=$("$run" "$model" --batch=$n --strategy=$s --input="$dir/$name.in$n.npy" \
                --compare="$dir/$name.out$n.npy" --iters=1 --warmup=0 2>&1); then
         pass=$((pass + 1))

@@ -472,3 +472,34 @@ Test(onnx_load, malformed_pool_reduce_softmax_attributes) {
     expect_fail(buf, len, LG_UNIMPLEMENTED, "flattened", NULL);
     free(buf);
 }
+
+/* Split with malformed sizes (the attribute of opset 11): refused, naming
+ * the node and what is wrong. */
+Test(onnx_load, split_with_bad_sizes_is_refused) {
+    static char *sin[] = {"x"}, *sout[] = {"y0", "y1"};
+    static int64_t three[3] = {1, 2, 1}, short_[2] = {1, 2}, neg[2] = {-1, 5};
+    int64_t xd[4] = {-1, 4, 5, 5}, yd[4] = {-1, 2, 5, 5};
+    int64_t *cases[3] = {three, short_, neg};
+    size_t counts[3] = {3, 2, 2};
+    const char *why[3] = {"3 sizes for 2 outputs", "sum of sizes", "sizes[0] = -1"};
+    for (int c = 0; c < 3; c++) {
+        model md;
+        model_init(&md, 11);
+        add_input(&md, "x", 4, xd);
+        add_output(&md, "y0", 4, yd);
+        add_output(&md, "y1", 4, yd);
+        Onnx__NodeProto *n = add_node(&md, "Split", "split0", 1, sin, 2, sout);
+        add_ints(&md, n, "split", cases[c], counts[c]);
+        Onnx__AttributeProto *ax = &md.attrs[0][1];
+        *ax = (Onnx__AttributeProto)ONNX__ATTRIBUTE_PROTO__INIT;
+        ax->name = "axis";
+        ax->has_type = ax->has_i = 1;
+        ax->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+        ax->i = 1;
+        md.pattrs[0][n->n_attribute++] = ax;
+        size_t len;
+        uint8_t *buf = pack(&md, &len);
+        expect_fail(buf, len, LG_INVALID_ARGUMENT, "split0", why[c]);
+        free(buf);
+    }
+}

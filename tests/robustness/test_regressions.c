@@ -263,3 +263,28 @@ Test(issue23, d8_hand_filled_md) {
         lg_graph_destroy(g);
     }
 }
+
+/* Fuzzing (CI run 25) found a hand-filled md with stride 0 on a dim of
+ * extent 3037000500: 2 KiB of buffer, 2.4e11 logical elements, and a
+ * shuffle that ran for hours writing the same places. Overlapping strides
+ * are refused in hand-filled mds as lg_md_init_strides refuses them, in
+ * plain and in blocked layouts (the outer strides past the inner blocks). */
+Test(issue23, d9_hand_filled_overlap) {
+    int64_t dims[4] = {3, 16, 4, 4};
+    lg_md good, bad;
+    for (int c = 0; c < 4; c++) {
+        lg_md_init_tag(&good, 4, dims, LG_F32, c < 2 ? "nchw" : "nChw8c");
+        bad = good;
+        if (c == 0) bad.blocking.strides[0] = 0;                       /* stride 0 */
+        if (c == 1) bad.blocking.strides[1] = 3;                       /* c inside w rows */
+        if (c == 2) bad.blocking.strides[3] = 4;                       /* w inside the 8c block */
+        if (c == 3) bad.blocking.strides[0] = bad.blocking.strides[1]; /* n on top of C blocks */
+        cr_assert_eq(lg_md_size(&bad), 0, "case %d", c);
+        expect(lg_md_tag(&bad, (char[64]){0}, 64), LG_INVALID_ARGUMENT, "lg_md_tag", "overlap");
+        lg_kernel *k;
+        expect(lg_shuffle_create(&k, LG_FORWARD, &bad, 1, 2), LG_INVALID_ARGUMENT,
+               "lg_shuffle_create", "overlap");
+        expect(lg_reorder_create(&k, &good, &bad, NULL), LG_INVALID_ARGUMENT, "lg_reorder_create",
+               "overlap");
+    }
+}

@@ -433,8 +433,8 @@ static inline void FN(taps)(int64_t o, int64_t s, int64_t p, int64_t dl, int64_t
         a = start < 0 ? -start : 0;
         b = in - start;
     } else {
-        a = start < 0 ? (-start + dl - 1) / dl : 0;
-        b = in - start <= 0 ? 0 : (in - start + dl - 1) / dl;
+        a = start < 0 ? (-start - 1) / dl + 1 : 0; /* ceil, no overflow for any dl */
+        b = in - start <= 0 ? 0 : (in - start - 1) / dl + 1;
     }
     *lo = a;
     *hi = b < k ? b : k;

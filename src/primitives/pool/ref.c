@@ -25,7 +25,7 @@ bool lg__pool_geom_init(const lg__pool_pd *pd, lg__pool_geom *g) {
         g->tab[i] = t;
         for (int64_t o = 0; o < g->o[i]; o++, t++) {
             int64_t in0 = o * pd->s[i] - pd->pl[i], st = g->step[i];
-            int64_t lo = in0 >= 0 ? 0 : (-in0 + st - 1) / st;
+            int64_t lo = in0 >= 0 ? 0 : (-in0 - 1) / st + 1; /* ceil, no overflow */
             int64_t hi = in0 > g->in[i] - 1 ? 0 : (g->in[i] - 1 - in0) / st + 1;
             if (hi > pd->k[i]) hi = pd->k[i];
             if (hi < lo) hi = lo;
