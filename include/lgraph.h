@@ -1006,6 +1006,57 @@ LG_API lg_status lg_plan_execute_async(const lg_plan *p, struct uv_loop_s *loop,
                                        const lg_binding *in, int nout, const lg_binding *out,
                                        lg_done_cb done, void *user_data);
 
+/* ---- per-step profile (issue 24) ---- */
+
+/* What part of a network a step belongs to, for "where the time goes"
+ * summaries. A conv is FIRST_CONV when it reads at most 4 input channels,
+ * else DEPTHWISE when groups == IC == OC (> 1), else CONV_1X1 when every
+ * kernel extent is 1, else CONV_KXK (grouped convs included). Reorders the
+ * compiler inserted and copies are REORDER. */
+typedef enum lg_layer_class {
+    LG_LAYER_OTHER = 0,
+    LG_LAYER_FIRST_CONV,
+    LG_LAYER_CONV_1X1,
+    LG_LAYER_CONV_KXK,
+    LG_LAYER_DEPTHWISE,
+    LG_LAYER_POOLING,
+    LG_LAYER_DATA_MOVEMENT, /* concat, split, slice, channel shuffle */
+    LG_LAYER_REORDER,
+    LG_LAYER_ELTWISE,    /* eltwise and binary (residual add, ...) */
+    LG_LAYER_HEAD,       /* classifier head: inner product, softmax */
+    LG_LAYER_CLASS_COUNT /* the number of classes */
+} lg_layer_class;
+
+/* The class's short name ("first_conv", "conv1x1", "conv_kxk", "depthwise",
+ * "pooling", "concat_split_shuffle", "reorder", "eltwise", "head",
+ * "other"); "unknown" outside the enum. Never NULL. */
+LG_API const char *lg_layer_class_name(lg_layer_class c);
+
+/* One step of a plan as lg_plan_profile measured it. */
+typedef struct lg_step_profile {
+    const char *node_kind; /* the graph node kind, "conv", "reorder"; static storage */
+    char impl[64];         /* the kernel implementation, "conv:avx2:direct" */
+    char desc[192];        /* the step's parameters, as lg_plan_dump prints them */
+    lg_layer_class layer_class;
+    bool inserted;     /* a reorder or copy the compiler added */
+    int64_t bytes;     /* bytes the step's tensors hold (read + written, padding included) */
+    double flops;      /* arithmetic (2 per multiply-add); 0 for memory-bound steps */
+    double model_cost; /* the cost model's cost of the step, in byte-equivalents */
+    double ms;         /* measured time: the median over the profile's runs */
+} lg_step_profile;
+
+/* Run the plan `runs` times (1..100000) on the given bindings (the rules of
+ * lg_plan_execute) timing every step, and write one entry per step, in
+ * execution order, into steps[0, lg_plan_stats.steps); `capacity` is the
+ * length of steps[] and must be at least that many. Nothing is warmed up:
+ * run the plan once before for steady-state times. The outputs hold the
+ * last run's results. Times include the (tiny) cost of reading the clock
+ * around each step. LG_INVALID_ARGUMENT for a NULL plan or steps, runs out
+ * of range, a short capacity, or bad bindings; LG_OUT_OF_MEMORY. */
+LG_API lg_status lg_plan_profile(const lg_plan *p, int nin, const lg_binding *in, int nout,
+                                 const lg_binding *out, int runs, lg_step_profile *steps,
+                                 int capacity);
+
 /* Print the plan as "text" (one line per step and tensor) or "dot" (Graphviz;
  * each tensor labelled with its layout, reorders highlighted). */
 LG_API lg_status lg_plan_dump(const lg_plan *p, FILE *f, const char *format);

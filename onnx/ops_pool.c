@@ -2,8 +2,8 @@
  * AveragePool (kernel_shape, strides, pads, dilations, auto_pad, ceil_mode
  * as extra right padding, count_include_pad), GlobalAveragePool and
  * GlobalMaxPool (a kernel over the whole spatial extent), ReduceMean over
- * exactly the spatial axes with keepdims 1 (a global average pool; keepdims
- * 0 needs a reshape node and is refused), Softmax and LogSoftmax (opset 13:
+ * exactly the spatial axes (a global average pool; with keepdims 0 its
+ * N x C x 1... result is reshaped to N x C), Softmax and LogSoftmax (opset 13:
  * one axis; below 13 the input is coerced to 2D at `axis`, which is one axis
  * when at most one of the coerced dims exceeds 1). */
 #include "onnx_int.h"
@@ -212,13 +212,17 @@ lg_status lg__onnx_op_reduce_mean(importer *im) {
                              "ReduceMean over axes other than exactly the spatial ones (2..%d) of "
                              "a rank-3 to 5 input",
                              nd - 1);
-    if (!keepdims)
-        return lg__onnx_fail(im, LG_UNIMPLEMENTED,
-                             "ReduceMean with keepdims 0 (a global average pool whose N x C "
-                             "result needs a reshape node)");
     LG_ONNX_CHECK(lg__onnx_tensor(im, x));
     lg_pool_params p = global_params(x, LG_POOL_AVG_EXCLUDE_PADDING);
-    return emit_pool(im, x, &p);
+    LG_ONNX_CHECK(emit_pool(im, x, &p));
+    if (keepdims) return LG_OK;
+    /* keepdims 0: the N x C x 1 ... result seen as N x C (a view). */
+    oval *y = lg__onnx_get(im, im->node->output[0]); /* emit_pool's result */
+    int64_t dims[2] = {y->dims[0], y->dims[1]};
+    if (lg_graph_add_reshape(im->g, y->v, 2, dims, &y->v) != LG_OK)
+        return lg__onnx_fail(im, LG_INVALID_ARGUMENT, "%s", lg_last_error());
+    y->nd = 2;
+    return LG_OK;
 }
 
 lg_status lg__onnx_op_softmax(importer *im) {

@@ -5,6 +5,7 @@
  * runtimes. `lgraph-run --help` lists the options. */
 #include "npy.h"
 #include "run_io.h"
+#include "profile.h"
 
 #include <lgraph.h>
 #include <lgraph_onnx.h>
@@ -18,13 +19,15 @@ static const char usage[] =
     "usage: lgraph-run MODEL.onnx [--batch=N] [--strategy=none|greedy|optimal]\n"
     "                  [--input=IN.npy] [--output=OUT.npy] [--compare=REF.npy] [--tol=T]\n"
     "                  [--iters=K] [--warmup=W] [--threads=T] [--dump=PLAN.dot] [--json]\n"
-    "                  [--inputs-any] [--seed=S] [--compare-strategies]\n"
+    "                  [--inputs-any] [--seed=S] [--compare-strategies] [--profile]\n"
     "Without --input, every input gets seeded uniform random data in [-1, 1).\n"
     "--compare fails (exit 1) when max |out - ref| > T * max |ref| (T default 1e-4).\n"
     "--compare-strategies: a row per strategy and per optional pass switched off (runtime\n"
     "reorders, reorder bytes, folded reorders, fused steps, arena bytes, model cost, median ms\n"
     "of K runs, exact); fails when a plan's outputs differ from NONE's (tolerance T). With\n"
-    "--json, a JSON array of the rows. --input, --output, --compare and --dump do not apply.\n";
+    "--json, a JSON array of the rows. --input, --output, --compare and --dump do not apply.\n"
+    "--profile times every step (median of --iters runs) and prints a table and the time\n"
+    "by node kind and layer class, the cost model's prediction beside it (in --json too).\n";
 
 typedef struct args {
     const char *model, *input, *output, *compare, *dump;
@@ -32,7 +35,7 @@ typedef struct args {
     lg_strategy strategy;
     int iters, warmup, threads;
     double tol;
-    bool json, inputs_any, compare_strategies;
+    bool json, inputs_any, compare_strategies, profile;
     unsigned long long seed;
 } args;
 
@@ -83,6 +86,8 @@ static int parse_args(int argc, char **argv, args *a) {
             a->json = true;
         } else if (strcmp(s, "--compare-strategies") == 0) {
             a->compare_strategies = true;
+        } else if (strcmp(s, "--profile") == 0) {
+            a->profile = true;
         } else if (strcmp(s, "--inputs-any") == 0) {
             a->inputs_any = true;
         } else if (s[0] == '-') {
@@ -142,6 +147,8 @@ int main(int argc, char **argv) {
     run_buf *bufs = calloc((size_t)nb, sizeof *bufs);
     lg_binding *bind = calloc((size_t)nb, sizeof *bind);
     double *times = calloc((size_t)a.iters, sizeof *times);
+    lg_step_profile *prof = NULL;
+    int nprof = 0;
     if (!bufs || !bind || !times) goto done;
     for (int k = 0; k < nb; k++) {
         const char *name = k < io.n_inputs ? io.inputs[k] : io.outputs[k - io.n_inputs];
@@ -188,6 +195,9 @@ int main(int argc, char **argv) {
         if (!a.json && k == a.warmup && times[0] * a.iters > 2000)
             fprintf(stderr, "lgraph-run: %d runs of about %.0f ms each\n", a.iters, times[0]);
     }
+    if (a.profile && profile_collect(plan, io.n_inputs, bind, io.n_outputs, bind + io.n_inputs,
+                                     a.iters, &prof, &nprof))
+        goto done;
     for (int k = io.n_inputs; k < nb; k++)
         if (run_move(bufs[k].from_plan, bufs[k].data, bufs[k].user)) goto done;
     qsort(times, (size_t)a.iters, sizeof *times, run_cmp_double);
@@ -245,6 +255,10 @@ int main(int argc, char **argv) {
                (long long)ps.reorder_bytes, ps.steps, (long long)ps.arena_bytes, ps.model_cost,
                ps.exact ? "true" : "false");
         if (a.compare) printf(", \"max_abs_diff\": %g, \"max_rel_diff\": %g", max_abs, max_rel);
+        if (prof) {
+            printf(", ");
+            profile_print_json(stdout, prof, nprof, a.iters);
+        }
         printf("}\n");
     } else {
         printf("model %s, batch %lld, strategy %s\n", a.model, (long long)a.batch,
@@ -259,6 +273,7 @@ int main(int argc, char **argv) {
         if (a.compare)
             printf("compare with %s: max abs diff %g, max rel diff %g (tol %g): %s\n", a.compare,
                    max_abs, max_rel, a.tol, cmp_ok ? "ok" : "FAILED");
+        if (prof) profile_print_text(stdout, prof, nprof, a.iters);
     }
     rc = cmp_ok ? 0 : 1;
 done:
@@ -266,6 +281,7 @@ done:
     free(bufs);
     free(bind);
     free(times);
+    free(prof);
     lg_plan_destroy(plan);
     lg_onnx_io_free(&io);
     return rc;

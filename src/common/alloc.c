@@ -1,7 +1,9 @@
 /* The allocator every part of lgraph uses, with a failure-injection hook. */
+#define _DEFAULT_SOURCE /* madvise */
 #include "common.h"
 
 #include <stdatomic.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +39,17 @@ void *lg__aligned_alloc(size_t align, size_t size) {
     if (should_fail()) return NULL;
     void *p = NULL;
     if (posix_memalign(&p, align, size ? size : 1) != 0) return NULL;
+    return p;
+}
+
+void *lg__alloc_big(size_t size) {
+    const size_t huge = (size_t)2 << 20;
+    if (size < 2 * huge) return lg__aligned_alloc(64, size);
+    void *p = lg__aligned_alloc(huge, size);
+#ifdef MADV_HUGEPAGE
+    /* A hint: where the kernel has no huge pages it is ignored. */
+    if (p) (void)madvise(p, size / 4096 * 4096, MADV_HUGEPAGE);
+#endif
     return p;
 }
 

@@ -49,6 +49,12 @@ static inline const char *lg__why(char *buf, size_t len) {
 LG_INTERNAL void *lg__malloc(size_t size);
 LG_INTERNAL void *lg__calloc(size_t n, size_t size);
 LG_INTERNAL void *lg__aligned_alloc(size_t align, size_t size);
+
+/* lg__aligned_alloc(64, size) for a large buffer written once and kept
+ * (folded weights): from 4 MB on, 2 MB aligned and marked for transparent
+ * huge pages, so that writing it takes one page fault per 2 MB instead of
+ * one per 4 KB. Freed with lg__free. */
+LG_INTERNAL void *lg__alloc_big(size_t size);
 LG_INTERNAL void lg__free(void *p);
 /* Make room in *arr, an array of *cap elements of `size` bytes holding n, for
  * one more: doubles the capacity (from 8) when full, keeping the n elements.

@@ -105,8 +105,9 @@ static void arena_push(lg_plan *p, lg__arena *a) {
     uv_mutex_unlock(&p->pool_mu);
 }
 
-static lg_status run_steps(const lg_plan *p, void *const *bases) {
-    bool verbose = lg__verbose() > 0;
+/* Run every step; with ms, write each one's wall time there. */
+static lg_status run_steps(const lg_plan *p, void *const *bases, double *ms) {
+    bool verbose = lg__verbose() > 0, timed = verbose || ms;
     for (int i = 0; i < p->nsteps; i++) {
         const lg__step *st = &p->steps[i];
         void *bufs[LG_KERNEL_MAX_ARGS];
@@ -114,24 +115,26 @@ static lg_status run_steps(const lg_plan *p, void *const *bases) {
             bufs[j] =
                 st->bufs[j].base < 0 ? NULL : (char *)bases[st->bufs[j].base] + st->bufs[j].offset;
         const lg_kernel *k = st->kernel;
-        double t0 = verbose ? lg__now_ms() : 0;
+        double t0 = timed ? lg__now_ms() : 0;
         lg_status s = k->ops->execute(k, bufs);
+        double t = timed ? lg__now_ms() - t0 : 0;
+        if (ms) ms[i] = t;
         if (verbose)
             lg__verbose_printf("lgraph_verbose,exec,%s,%s,%s,%.4f\n", lg__kind_name(k->kind),
-                               k->impl, k->desc, lg__now_ms() - t0);
+                               k->impl, k->desc, t);
         if (s != LG_OK) return s;
     }
     return LG_OK;
 }
 
 /* Run with the arena a (bases for inputs and outputs filled). */
-static lg_status run_with(const lg_plan *p, lg__arena *a) {
+static lg_status run_with(const lg_plan *p, lg__arena *a, double *ms) {
     int saved = 0;
     if (p->num_threads > 0) {
         saved = omp_get_max_threads();
         omp_set_num_threads(p->num_threads);
     }
-    lg_status s = run_steps(p, a->bases);
+    lg_status s = run_steps(p, a->bases, ms);
     if (p->num_threads > 0) omp_set_num_threads(saved);
     return s;
 }
@@ -143,21 +146,26 @@ lg_status lg__plan_run(const lg_plan *p, void *const *ptrs) {
         return lg__error(LG_OUT_OF_MEMORY, "lg_plan_execute_async",
                          "cannot allocate an arena of %lld bytes", (long long)p->arena_bytes);
     memcpy(a->bases + 1, ptrs, (size_t)(p->nin + p->nout) * sizeof *ptrs);
-    lg_status s = run_with(p, a);
+    lg_status s = run_with(p, a, NULL);
+    arena_push(mp, a);
+    return s;
+}
+
+lg_status lg__plan_execute_timed(const lg_plan *p, int nin, const lg_binding *in, int nout,
+                                 const lg_binding *out, double *ms, const char *where) {
+    if (!p) return lg__error(LG_INVALID_ARGUMENT, where, "plan is NULL");
+    lg_plan *mp = (lg_plan *)p;
+    lg__arena *a = arena_pop(mp);
+    if (!a)
+        return lg__error(LG_OUT_OF_MEMORY, where, "cannot allocate an arena of %lld bytes",
+                         (long long)p->arena_bytes);
+    lg_status s = lg__plan_resolve(p, nin, in, nout, out, a->bases + 1, where);
+    if (s == LG_OK) s = run_with(p, a, ms);
     arena_push(mp, a);
     return s;
 }
 
 lg_status lg_plan_execute(const lg_plan *p, int nin, const lg_binding *in, int nout,
                           const lg_binding *out) {
-    if (!p) return LG_ERROR(LG_INVALID_ARGUMENT, "plan is NULL");
-    lg_plan *mp = (lg_plan *)p;
-    lg__arena *a = arena_pop(mp);
-    if (!a)
-        return LG_ERROR(LG_OUT_OF_MEMORY, "cannot allocate an arena of %lld bytes",
-                        (long long)p->arena_bytes);
-    lg_status s = lg__plan_resolve(p, nin, in, nout, out, a->bases + 1, __func__);
-    if (s == LG_OK) s = run_with(p, a);
-    arena_push(mp, a);
-    return s;
+    return lg__plan_execute_timed(p, nin, in, nout, out, NULL, __func__);
 }

@@ -189,9 +189,14 @@ typedef struct lg__node_ops {
      * with data[] as above, write weights equal to input 1's scaled per
      * output channel into wei (input 1's md, lg_md_size bytes) and the new
      * bias (scale times the old one, or 0, plus shift; C floats) into bias;
-     * false when it cannot (weights or bias not constant). NULL: never. */
+     * *wmask gets the output channel dims of input 1 as an lg_attr_set_scales
+     * mask (scale[] is row-major over them), so that with wei NULL the
+     * caller scales the weights itself (the compiler does it in the reorder
+     * that gives them their final layout: the weights are written once).
+     * False when it cannot (weights or bias not constant). NULL: never. */
     bool (*absorb_affine)(const lg__node *node, const lg_md *in, const void *const *data,
-                          const float *scale, const float *shift, void *wei, float *bias);
+                          const float *scale, const float *shift, void *wei, float *bias,
+                          int *wmask);
     /* True if the node only flattens input 0 (in[0]) into out's dims
      * [in dims[0], product of the others]. NULL: never (fold_flatten). */
     bool (*is_flatten)(const lg__node *node, const lg_md *in, const lg_md *out);
@@ -206,6 +211,11 @@ typedef struct lg__node_ops {
      * [M, K]) is reshaped alike to [M, ...] (an inner product's weights). */
     unsigned reads_unflat;
     int unflat_with;
+    /* The layer class profiles report for the node (lg_layer_class; 0 is
+     * LG_LAYER_OTHER), or, when `classify` is set, what it returns for the
+     * node's input and result mds. */
+    lg_layer_class layer_class;
+    lg_layer_class (*classify)(const lg__node *node, const lg_md *in, const lg_md *out);
     /* Create the kernel for the final layouts and post-ops. */
     lg_status (*create)(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
                         const lg__post_op *post, lg_kernel **k);

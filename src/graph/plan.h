@@ -32,6 +32,10 @@ typedef struct lg__step {
     int nin;
     int tin[LG_NODE_MAX_IN + 1]; /* tensors read (ids into lg_plan.tensors) */
     int tout;                    /* tensor written */
+    /* For profiles (lg_step_profile): */
+    lg_layer_class layer_class;
+    int64_t bytes;
+    double flops, model_cost;
 } lg__step;
 
 /* A tensor of the plan, for dumps. */
@@ -88,6 +92,12 @@ LG_INTERNAL lg_plan *lg__plan_new(void);
  * else) and write the buffers into ptrs[0, nin + nout) in plan order. */
 LG_INTERNAL lg_status lg__plan_resolve(const lg_plan *p, int nin, const lg_binding *in, int nout,
                                        const lg_binding *out, void **ptrs, const char *where);
+
+/* lg_plan_execute that also writes each step's wall time into ms[0,
+ * nsteps) (`where` names the public function in errors). */
+LG_INTERNAL lg_status lg__plan_execute_timed(const lg_plan *p, int nin, const lg_binding *in,
+                                             int nout, const lg_binding *out, double *ms,
+                                             const char *where);
 
 /* Run the plan on resolved buffers (ptrs as lg__plan_resolve writes them). */
 LG_INTERNAL lg_status lg__plan_run(const lg_plan *p, void *const *ptrs);

@@ -2,9 +2,11 @@
  * channel_affine, with constant statistics) whose input is the result of a
  * node that can absorb it (a conv: absorb_affine, with constant weights and
  * bias), that result having no other reader and being no graph output,
- * folds into that producer: the producer gets new constant weights (scaled
- * per output channel, in the layout the weights had) and a new bias, and
- * produces the affine node's result itself. A fused relu of the batchnorm
+ * folds into that producer: the producer gets new constant weights (the
+ * old ones with a pending scale per output channel, lg__cvalue.scale: they
+ * are written scaled once, by the reorder that gives them their final
+ * layout or when the plan takes them) and a new bias, and produces the
+ * affine node's result itself. A fused relu of the batchnorm
  * stays as a relu node (which the fuse pass then makes a post-op of the
  * conv). The original constants are untouched (another conv may share
  * them). Runs before the layouts are chosen, so the strategies see the
@@ -22,7 +24,7 @@ static void const_data(const lg__graph *ir, const lg__cnode *node, const void **
 }
 
 /* A new constant value of md holding data (owned by ir), or -1. */
-static int add_constant(lg__graph *ir, const lg_md *md, const char *name, void *data) {
+static int add_constant(lg__graph *ir, const lg_md *md, const char *name, const void *data) {
     lg__cvalue v;
     memset(&v, 0, sizeof v);
     v.kind = LG_VAL_CONSTANT;
@@ -44,25 +46,30 @@ static lg_status try_fold(lg__graph *ir, int n, int p, bool *done) {
     lg_md ain[LG_NODE_MAX_IN], pin[LG_NODE_MAX_IN];
     lg__ir_in_mds(ir, an, ain);
     lg__ir_in_mds(ir, pn, pin);
+    /* Weights folded before (a second affine node) get their scale now. */
+    if (ir->vals[pn->in[1]].scale) {
+        LG_CHECK(lg__ir_const_apply(ir, pn->in[1]));
+        an = &ir->nodes[n];
+        pn = &ir->nodes[p];
+    }
     const void *adata[LG_NODE_MAX_IN], *pdata[LG_NODE_MAX_IN];
     const_data(ir, an, adata);
     const_data(ir, pn, pdata);
-    size_t wbytes = lg_md_size(&pin[1]);
+    /* coef: the scale (kept as the weights' pending scale), then the shift. */
     float *coef = lg__malloc(2 * (size_t)c * sizeof(float));
-    void *wei = lg__aligned_alloc(64, wbytes + 1);
     float *bias = lg__aligned_alloc(64, (size_t)c * sizeof(float));
-    bool relu = false, ok = coef && wei && bias;
+    bool relu = false, ok = coef && bias;
+    int wmask = 0;
     if (ok) ok = aops->channel_affine(&an->base, ain, adata, coef, coef + c, &relu);
-    if (ok) ok = pops->absorb_affine(&pn->base, pin, pdata, coef, coef + c, wei, bias);
-    lg__free(coef);
+    if (ok) ok = pops->absorb_affine(&pn->base, pin, pdata, coef, coef + c, NULL, bias, &wmask);
     if (!ok) {
-        lg__free(wei);
+        lg__free(coef);
         lg__free(bias);
-        if (!coef || !wei || !bias)
+        if (!coef || !bias)
             return LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "cannot allocate folded batch-norm weights");
         return LG_OK;
     }
-    if (!lg__ir_own(ir, wei)) {
+    if (!lg__ir_own(ir, coef)) {
         lg__free(bias);
         return LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "out of memory");
     }
@@ -71,8 +78,10 @@ static lg_status try_fold(lg__graph *ir, int n, int p, bool *done) {
     int64_t bd[1] = {c};
     if (lg_md_init_strides(&raw, 1, bd, LG_F32, NULL) != LG_OK) return LG_OK;
     lg__md_canon(&raw, &bmd);
-    int wv = add_constant(ir, &pin[1], ir->vals[pn->in[1]].name, wei);
+    int wv = add_constant(ir, &pin[1], ir->vals[pn->in[1]].name, pdata[1]);
     if (wv < 0) return LG_OUT_OF_MEMORY;
+    ir->vals[wv].scale = coef;
+    ir->vals[wv].scale_mask = wmask;
     int bv = add_constant(ir, &bmd, NULL, bias);
     if (bv < 0) return LG_OUT_OF_MEMORY;
     lg__cnode *prod = &ir->nodes[p], *aff = &ir->nodes[n];

@@ -4,8 +4,10 @@
  * a constant owned by the compiled graph and the node leaves the schedule.
  * Nodes producing a graph output are kept (the caller's buffer is written at
  * run time), and so are copies into outputs.
- * Chains fold too: the schedule is walked in order. Optional: without it
- * those reorders run at every execution. */
+ * Chains fold too: the schedule is walked in order. A reorder of a constant
+ * with a pending scale (a folded batchnorm's, lg__cvalue.scale) applies the
+ * scale as it reorders, so those weights are written once. Optional:
+ * without it those reorders run at every execution. */
 #include "passes/passes.h"
 
 #include <omp.h>
@@ -19,6 +21,17 @@ static bool all_constant(const lg__graph *ir, const lg__cnode *node) {
 
 static lg_status fold(lg__graph *ir, int n) {
     const lg__cnode *node = &ir->nodes[n];
+    /* Inputs with a pending scale: the reorder of one applies it itself;
+     * any other kernel gets them scaled first. */
+    bool scaled_reorder = false;
+    for (int i = 0; i < node->nin; i++) {
+        if (!ir->vals[node->in[i]].scale) continue;
+        if (node->nin == 1 && !node->npost && lg__node_ops_of(node->kind)->in_args[0] == LG_ARG_SRC)
+            scaled_reorder = true;
+        else
+            LG_CHECK(lg__ir_const_apply(ir, node->in[i]));
+        node = &ir->nodes[n];
+    }
     const lg__node_ops *ops = lg__node_ops_of(node->kind);
     const lg_md *dst = &ir->vals[node->out].md;
     lg_kernel *k = NULL;
@@ -28,7 +41,7 @@ static lg_status fold(lg__graph *ir, int n) {
         return LG_COMPILE_ERROR(s, "node %d (%s of constants): %s", n, ops->name,
                                 lg__why(why, sizeof why));
     }
-    void *buf = lg__aligned_alloc(64, lg_md_size(dst));
+    void *buf = lg__alloc_big(lg_md_size(dst));
     if (!buf || !lg__ir_own(ir, buf)) {
         lg_kernel_destroy(k);
         return LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "cannot allocate a folded constant of %zu bytes",
@@ -42,9 +55,17 @@ static lg_status fold(lg__graph *ir, int n) {
      * parallel region can wait a scheduler slice for a busy second core. */
     int threads = omp_get_max_threads();
     bool small = lg_md_size(dst) < ((size_t)4 << 20);
-    if (small) omp_set_num_threads(1);
-    s = lg_kernel_execute(k, node->nin + 1, args);
-    if (small) omp_set_num_threads(threads);
+    if (scaled_reorder && k->kind == LG_KIND_REORDER) {
+        /* The same reorder with the scale as a source-scale attribute. */
+        s = lg__ir_const_write(ir, node->in[0], dst, buf, small ? 1 : 0);
+    } else {
+        if (scaled_reorder) s = lg__ir_const_apply(ir, node->in[0]);
+        node = &ir->nodes[n];
+        args[0].data = (void *)ir->vals[node->in[0]].data;
+        if (small) omp_set_num_threads(1);
+        if (s == LG_OK) s = lg_kernel_execute(k, node->nin + 1, args);
+        if (small) omp_set_num_threads(threads);
+    }
     lg_kernel_destroy(k);
     if (s != LG_OK) return s;
     lg__cvalue *out = &ir->vals[node->out];

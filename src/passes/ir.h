@@ -25,6 +25,11 @@ typedef struct lg__cvalue {
         };
     };
     lg__place place;
+    /* Constants: data is used scaled along the dims of scale_mask (an
+     * lg_attr_set_scales mask) by scale[] (owned by the IR), applied when
+     * the constant is first written (lg__ir_const_write); NULL: as is. */
+    const float *scale;
+    int scale_mask;
 } lg__cvalue;
 
 /* A node of the compiler: the builder's node (also as `base`, what the
@@ -88,6 +93,15 @@ LG_INTERNAL int lg__ir_add_node(lg__graph *ir, const lg__cnode *node);
 /* Keep p (from lg__aligned_alloc) until ir is freed; false when out of memory
  * (p is then freed). */
 LG_INTERNAL bool lg__ir_own(lg__graph *ir, void *p);
+
+/* Write constant v's data (its pending scale applied) into buf in layout md
+ * (v's dims and type): one reorder, on `threads` threads (0: the current
+ * OpenMP setting). */
+LG_INTERNAL lg_status lg__ir_const_write(const lg__graph *ir, lg_value v, const lg_md *md,
+                                         void *buf, int threads);
+
+/* Give constant v's pending scale effect now: new data owned by ir. */
+LG_INTERNAL lg_status lg__ir_const_apply(lg__graph *ir, lg_value v);
 
 /* Position of node n in the schedule, -1 if not scheduled. */
 LG_INTERNAL int lg__ir_sched_pos(const lg__graph *ir, int n);

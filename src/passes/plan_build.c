@@ -1,4 +1,5 @@
 /* Turn a compiled graph into the immutable plan (see lg__plan_build). */
+#include "passes/cost_model.h"
 #include "passes/passes.h"
 
 #include <string.h>
@@ -50,15 +51,25 @@ static lg_status place_io(lg__graph *ir, lg_plan *p) {
             /* A constant the passes made (folded weights) moves into the
              * plan; the user's constants are copied. */
             void *c = NULL;
-            for (int o = 0; o < ir->nowned && !c; o++)
+            for (int o = 0; o < ir->nowned && !c && !val->scale; o++)
                 if (ir->owned[o] == val->data) {
                     c = ir->owned[o];
                     ir->owned[o] = NULL;
                 }
             if (!c) {
-                c = lg__aligned_alloc(64, bytes);
+                c = lg__alloc_big(bytes);
                 if (!c) return lg__error(LG_OUT_OF_MEMORY, where, "cannot copy a constant");
-                if (bytes) memcpy(c, val->data, bytes);
+                /* A pending scale (a folded batchnorm's) is applied as the
+                 * weights are copied: they are still written once. */
+                lg_status s = LG_OK;
+                if (val->scale)
+                    s = lg__ir_const_write(ir, vs[j], &val->md, c, 0);
+                else if (bytes)
+                    memcpy(c, val->data, bytes);
+                if (s != LG_OK) {
+                    lg__free(c);
+                    return s;
+                }
             }
             p->consts[p->nconst] = c;
             val->place = (lg__place){1 + p->nin + p->nout + p->nconst++, 0};
@@ -133,6 +144,29 @@ static lg_status bind_slots(lg_plan *p, lg__step *st, const lg__graph *ir, const
     return LG_OK;
 }
 
+/* Bytes of the tensors st's kernel reads and writes. */
+static int64_t kernel_bytes(const lg_kernel *k) {
+    int64_t b = 0;
+    for (int j = 0; j < k->nslots; j++)
+        if (k->slots[j].is_tensor) b += (int64_t)lg_md_size(&k->slots[j].md);
+    return b;
+}
+
+/* The profile fields of a node's step: its layer class, flops and cost. */
+static void profile_fields(const lg__graph *ir, const lg__cnode *node, const lg_md *in,
+                           lg__step *st) {
+    const lg__node_ops *ops = lg__node_ops_of(node->kind);
+    const lg_md *out = &ir->vals[node->out].md;
+    st->bytes = kernel_bytes(st->kernel);
+    st->model_cost = lg__cost_node(ir, node, in, out);
+    lg__node_cost c = {0, 1};
+    if (ops->cost) ops->cost(&node->base, in, out, &c);
+    st->flops = c.flops;
+    st->layer_class = node->inserted || node->copy ? LG_LAYER_REORDER
+                      : ops->classify              ? ops->classify(&node->base, in, out)
+                                                   : ops->layer_class;
+}
+
 /* The copy of a fused sum's source into the conv's result buffer. */
 static lg_status add_sum_copy(lg__graph *ir, lg_plan *p, int *tid, const lg__cnode *node) {
     lg__step *st = &p->steps[p->nsteps];
@@ -146,6 +180,9 @@ static lg_status add_sum_copy(lg__graph *ir, lg_plan *p, int *tid, const lg__cno
     st->node_kind = LG_NODE_REORDER;
     st->inserted = st->copy = true;
     snprintf(st->desc, sizeof st->desc, "copy of the fused sum's source");
+    st->layer_class = LG_LAYER_REORDER;
+    st->bytes = kernel_bytes(st->kernel);
+    st->model_cost = lg__cost_reorder(&ir->vals[node->sum_src].md, &ir->vals[node->out].md);
     st->nin = 1;
     st->tin[0] = tensor_of(ir, p, tid, node->sum_src);
     st->tout = tensor_of(ir, p, tid, node->out);
@@ -174,6 +211,7 @@ static lg_status add_steps(lg__graph *ir, lg_plan *p, int *tid) {
         lg__ir_in_mds(ir, node, in);
         ops->describe(&node->base, in, &ir->vals[node->out].md, node->npost, node->post, st->desc,
                       sizeof st->desc);
+        profile_fields(ir, node, in, st);
         size_t len = strlen(st->desc);
         snprintf(st->desc + len, sizeof st->desc - len, "%s",
                  node->copy       ? " (copy to output)"

@@ -56,5 +56,35 @@ for name in "${names[@]}"; do
     done
   done
 done
+# --profile: one table row per plan step, summaries by node kind and layer
+# class whose shares add up to 100%, the same in --json.
+for model in "$dir"/*.onnx; do
+  name=$(basename "$model" .onnx)
+  if ! txt=$("$run" "$model" --profile --iters=3 --warmup=1 2>&1) ||
+     ! echo "$txt" | awk '
+       /^profile: [0-9]+ steps/ { n = $2 }
+       /^ *[0-9]+ [a-z_]+ +[a-z_0-9]+ +[a-z]+:/ { rows++ }
+       /^by node kind:/ { sec = 1; next } /^by layer class:/ { sec = 2; next }
+       sec && /%/ { sh[sec] += $4 + 0 }
+       END { exit !(n > 0 && rows == n && sh[1] > 99 && sh[1] < 101 && sh[2] > 99 && sh[2] < 101) }'
+  then
+    fail=$((fail + 1)); echo "FAILED: $name --profile"; echo "$txt"
+  else
+    pass=$((pass + 1))
+  fi
+  if ! "$run" "$model" --profile --json --iters=3 --warmup=1 | "$py" -c '
+import json, sys
+r = json.load(sys.stdin); p = r["profile"]; s = p["steps"]
+assert len(s) == r["steps"] > 0, (len(s), r["steps"])
+assert all(e["impl"] and e["kind"] and e["class"] and e["ms"] >= 0 and e["bytes"] > 0 for e in s)
+for g in ("by_kind", "by_class"):
+    assert sum(v["steps"] for v in p[g].values()) == len(s)
+    assert abs(sum(v["share"] for v in p[g].values()) - 1) < 0.01 or p["step_sum_ms"] == 0
+'; then
+    fail=$((fail + 1)); echo "FAILED: $name --profile --json"
+  else
+    pass=$((pass + 1))
+  fi
+done
 echo "onnx_models: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -89,6 +89,7 @@ static void binary_describe(const lg__node *node, const lg_md *in, const lg_md *
 
 const lg__node_ops lg__node_binary_ops = {
     .name = "binary",
+    .layer_class = LG_LAYER_ELTWISE,
     .in_args = {LG_ARG_SRC, LG_ARG_SRC + 1},
     .inplace = true,
     .infer = binary_infer,

@@ -99,6 +99,7 @@ _Static_assert(LG_NODE_MAX_IN == 5, "lg__node_concat_ops.in_args: one argument i
 
 const lg__node_ops lg__node_concat_ops = {
     .name = "concat",
+    .layer_class = LG_LAYER_DATA_MOVEMENT,
     .in_args = {LG_ARG_MULTIPLE_SRC, LG_ARG_MULTIPLE_SRC + 1, LG_ARG_MULTIPLE_SRC + 2,
                 LG_ARG_MULTIPLE_SRC + 3, LG_ARG_MULTIPLE_SRC + 4},
     .infer = concat_infer,

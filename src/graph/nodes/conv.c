@@ -148,6 +148,17 @@ static void conv_cost(const lg__node *node, const lg_md *in, const lg_md *out, l
     c->slowdown = lg__conv_slowdown(&in[0], out, in[0].dims[1] / g);
 }
 
+/* First conv (few input channels), depthwise, 1x1 or kxk (lg_layer_class). */
+static lg_layer_class conv_classify(const lg__node *node, const lg_md *in, const lg_md *out) {
+    int64_t g = node->p.conv.groups, ic = in[0].dims[1];
+    if (ic <= 4) return LG_LAYER_FIRST_CONV;
+    if (g > 1 && g == ic && g == out->dims[1]) return LG_LAYER_DEPTHWISE;
+    const lg_md *w = &in[1];
+    bool one = true;
+    for (int d = w->ndims - (in[0].ndims - 2); d < w->ndims; d++) one = one && w->dims[d] == 1;
+    return one ? LG_LAYER_CONV_1X1 : LG_LAYER_CONV_KXK;
+}
+
 static void attr_of(int npost, const lg__post_op *post, struct lg_attr *attr) {
     lg__attr_init(attr);
     attr->npost = npost;
@@ -163,16 +174,9 @@ static bool conv_accepts_post(const lg__node *node, const lg_md *in, const lg_md
                           NULL, &pd) == LG_OK;
 }
 
-/* Weights scaled per output channel (of whatever layout they have; the
- * padding is copied as it is), bias = scale * bias + shift. */
-static bool conv_absorb_affine(const lg__node *node, const lg_md *in, const void *const *data,
-                               const float *scale, const float *shift, void *wei, float *bias) {
-    const lg_md *w = &in[1];
-    if (!data[1] || (node->nin > 2 && !data[2]) || w->format_kind != LG_FMT_BLOCKED) return false;
-    bool grouped = node->p.conv.groups > 1;
-    int64_t oc = grouped ? w->dims[0] * w->dims[1] : w->dims[0];
-    const float *src = data[1];
-    float *dst = wei;
+/* dst = src scaled per output channel (w's layout; the padding copied). */
+static void scale_weights(const lg_md *w, bool grouped, int64_t oc, const float *src,
+                          const float *scale, float *dst) {
     int64_t n = lg__md_nelems(w), idx[LG_MAX_NDIMS];
     lg_md plain;
     lg__md_plain(w, &plain);
@@ -185,10 +189,9 @@ static bool conv_absorb_affine(const lg__node *node, const lg_md *in, const void
             const float a = scale[o];
             for (int64_t i = 0; i < per; i++) d[i] = s[i] * a;
         }
-        n = 0;
-    } else {
-        memcpy(dst, src, lg_md_size(w));
+        return;
     }
+    memcpy(dst, src, lg_md_size(w));
     for (int64_t i = 0; i < n; i++) {
         int64_t r = i;
         for (int d = w->ndims - 1; d >= 0; d--) {
@@ -199,6 +202,21 @@ static bool conv_absorb_affine(const lg__node *node, const lg_md *in, const void
         int64_t off = lg__md_off(w, idx);
         dst[off] = src[off] * scale[o];
     }
+}
+
+/* Weights scaled per output channel (of whatever layout they have; the
+ * padding is copied as it is; with wei NULL, left to the caller: *wmask is
+ * the output channel dims, o of oihw or g and o of goihw), bias = scale *
+ * bias + shift. */
+static bool conv_absorb_affine(const lg__node *node, const lg_md *in, const void *const *data,
+                               const float *scale, const float *shift, void *wei, float *bias,
+                               int *wmask) {
+    const lg_md *w = &in[1];
+    if (!data[1] || (node->nin > 2 && !data[2]) || w->format_kind != LG_FMT_BLOCKED) return false;
+    bool grouped = node->p.conv.groups > 1;
+    int64_t oc = grouped ? w->dims[0] * w->dims[1] : w->dims[0];
+    *wmask = grouped ? 3 : 1;
+    if (wei) scale_weights(w, grouped, oc, data[1], scale, wei);
     const float *b0 = node->nin > 2 ? data[2] : NULL;
     for (int64_t o = 0; o < oc; o++) bias[o] = (b0 ? b0[o] * scale[o] : 0.0f) + shift[o];
     return true;
@@ -249,6 +267,7 @@ const lg__node_ops lg__node_conv_ops = {
     .prefers = conv_prefers,
     .candidates = conv_candidates,
     .cost = conv_cost,
+    .classify = conv_classify,
     .absorb_affine = conv_absorb_affine,
     .accepts_post = conv_accepts_post,
     .create = conv_create,

@@ -53,6 +53,7 @@ static void eltwise_describe(const lg__node *node, const lg_md *in, const lg_md 
 
 const lg__node_ops lg__node_eltwise_ops = {
     .name = "eltwise",
+    .layer_class = LG_LAYER_ELTWISE,
     .in_args = {LG_ARG_SRC},
     .inplace = true,
     .infer = eltwise_infer,

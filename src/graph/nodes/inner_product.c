@@ -156,6 +156,7 @@ static void ip_describe(const lg__node *node, const lg_md *in, const lg_md *out,
 
 const lg__node_ops lg__node_inner_product_ops = {
     .name = "inner_product",
+    .layer_class = LG_LAYER_HEAD,
     .in_args = {LG_ARG_SRC, LG_ARG_WEIGHTS, LG_ARG_BIAS},
     .infer = ip_infer,
     .layout_none = ip_none,

@@ -101,6 +101,7 @@ static void pool_describe(const lg__node *node, const lg_md *in, const lg_md *ou
 
 const lg__node_ops lg__node_pool_ops = {
     .name = "pool",
+    .layer_class = LG_LAYER_POOLING,
     .in_args = {LG_ARG_SRC},
     .foldable = true,
     .infer = pool_infer,

@@ -66,6 +66,7 @@ static void reorder_describe(const lg__node *node, const lg_md *in, const lg_md 
 
 const lg__node_ops lg__node_reorder_ops = {
     .name = "reorder",
+    .layer_class = LG_LAYER_REORDER,
     .in_args = {LG_ARG_SRC},
     .foldable = true,
     .infer = reorder_infer,

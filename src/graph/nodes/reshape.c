@@ -114,6 +114,7 @@ static void reshape_describe(const lg__node *node, const lg_md *in, const lg_md 
 
 const lg__node_ops lg__node_reshape_ops = {
     .name = "reshape",
+    .layer_class = LG_LAYER_DATA_MOVEMENT,
     .in_args = {LG_ARG_SRC},
     .foldable = true,
     .infer = reshape_infer,

@@ -44,6 +44,7 @@ static void shuffle_describe(const lg__node *node, const lg_md *in, const lg_md 
 
 const lg__node_ops lg__node_shuffle_ops = {
     .name = "shuffle",
+    .layer_class = LG_LAYER_DATA_MOVEMENT,
     .in_args = {LG_ARG_SRC},
     .infer = shuffle_infer,
     .layout_none = lg__layout_all_plain,

@@ -41,6 +41,7 @@ static void slice_describe(const lg__node *node, const lg_md *in, const lg_md *o
 
 const lg__node_ops lg__node_slice_ops = {
     .name = "slice",
+    .layer_class = LG_LAYER_DATA_MOVEMENT,
     .in_args = {LG_ARG_SRC},
     .infer = slice_infer,
     .layout_none = lg__layout_all_plain,

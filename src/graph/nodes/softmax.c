@@ -48,6 +48,7 @@ static void softmax_describe(const lg__node *node, const lg_md *in, const lg_md 
 
 const lg__node_ops lg__node_softmax_ops = {
     .name = "softmax",
+    .layer_class = LG_LAYER_HEAD,
     .in_args = {LG_ARG_SRC},
     .inplace = true,
     .foldable = true,

@@ -1,0 +1,1 @@
+lg_add_test(graph_plan_profile SOURCES graph/test_plan_profile.c)
