@@ -69,10 +69,10 @@ void profile_print_text(FILE *f, const lg_step_profile *s, int n, int runs) {
     double tot, model;
     totals(s, n, &tot, &model);
     fprintf(f, "profile: %d steps, median of %d runs each, steps sum to %.3f ms\n", n, runs, tot);
-    fprintf(f, "%4s %-10s %-20s %-28s %9s %9s %9s %9s %9s %6s\n", "#", "kind", "class", "impl", "MB",
-            "MFLOP", "model", "pred_ms", "ms", "share");
+    fprintf(f, "%4s %-13s %-20s %-28s %9s %9s %9s %9s %9s %6s\n", "#", "kind", "class", "impl",
+            "MB", "MFLOP", "model", "pred_ms", "ms", "share");
     for (int i = 0; i < n; i++)
-        fprintf(f, "%4d %-10s %-20s %-28s %9.3f %9.2f %9.3g %9.4f %9.4f %5.1f%%  %s\n", i,
+        fprintf(f, "%4d %-13s %-20s %-28s %9.3f %9.2f %9.3g %9.4f %9.4f %5.1f%%  %s\n", i,
                 s[i].node_kind, lg_layer_class_name(s[i].layer_class), s[i].impl,
                 (double)s[i].bytes / 1e6, s[i].flops / 1e6, s[i].model_cost,
                 predicted(s[i].model_cost, tot, model), s[i].ms, tot > 0 ? 100 * s[i].ms / tot : 0,

@@ -10,4 +10,22 @@ if(LG_ONNX_FOUND)
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/onnx/run_models.sh $<TARGET_FILE:lgraph-run>
                    ${CMAKE_CURRENT_BINARY_DIR}/models ${PROJECT_SOURCE_DIR})
   set_tests_properties(onnx_models PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900)
+  # Whole torchvision classifiers (random weights) against PyTorch at N = 1
+  # and 4 under every strategy, with the same top-1 class in every row: the
+  # networks docs/onnx.md lists. Sanitizer builds run two small ones at N = 1
+  # (the importer and every kernel kind they use, under ASan and UBSan).
+  if(LG_SANITIZE)
+    set(lg_nets "shufflenet_v2_x1_0 mobilenet_v3_small")
+    set(lg_net_batches "1")
+  else()
+    set(lg_nets "resnet50 mobilenet_v2 shufflenet_v2_x1_0 squeezenet1_1 googlenet densenet121 \
+efficientnet_b0 mobilenet_v3_small mnasnet1_0 regnet_y_400mf")
+    set(lg_net_batches "1 4")
+  endif()
+  set(LG_ONNX_NETS "${lg_nets}")
+  add_test(NAME onnx_nets
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/onnx/run_models.sh $<TARGET_FILE:lgraph-run>
+                   ${CMAKE_CURRENT_BINARY_DIR}/models ${PROJECT_SOURCE_DIR})
+  set_tests_properties(onnx_nets PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1500
+                       ENVIRONMENT "MODELS=${LG_ONNX_NETS};BATCHES=${lg_net_batches}")
 endif()

@@ -40,17 +40,31 @@ if [ ${#names[@]} -eq 0 ]; then
 else
   export_if_stale "${names[@]}"
 fi
+# The same top-1 class in every row (a classifier's N x classes output;
+# other outputs: the argmax of each row of the flattened rest).
+top1_same() { # got.npy want.npy
+  "$py" -c '
+import sys, numpy as np
+g, w = (np.load(f) for f in sys.argv[1:3])
+g, w = g.reshape(g.shape[0], -1), w.reshape(w.shape[0], -1)
+same = (g.argmax(1) == w.argmax(1))
+print("%d of %d rows agree" % (same.sum(), len(same)))
+sys.exit(0 if same.all() else 1)' "$1" "$2"
+}
 pass=0 fail=0
 for name in "${names[@]}"; do
   model="$dir/$name.onnx"
   for n in $batches; do
     for s in $strategies; do
+      got="$dir/$name.got$n.$s.npy"
       if out=$("$run" "$model" --batch=$n --strategy=$s --input="$dir/$name.in$n.npy" \
-               --compare="$dir/$name.out$n.npy" --iters=1 --warmup=0 2>&1); then
+               --compare="$dir/$name.out$n.npy" --output="$got" --iters=1 --warmup=0 2>&1) &&
+         top1=$(top1_same "$got" "$dir/$name.out$n.npy"); then
         pass=$((pass + 1))
+        out="$out"$'\n'"compare top-1: $top1"
       else
         fail=$((fail + 1))
-        echo "FAILED: $name N=$n $s"
+        echo "FAILED: $name N=$n $s ${top1:-}"
       fi
       echo "$out" | grep -E 'compare|lgraph-run' | sed "s|^|$name N=$n $s: |"
     done
@@ -58,12 +72,12 @@ for name in "${names[@]}"; do
 done
 # --profile: one table row per plan step, summaries by node kind and layer
 # class whose shares add up to 100%, the same in --json.
-for model in "$dir"/*.onnx; do
-  name=$(basename "$model" .onnx)
+for name in "${names[@]}"; do
+  model="$dir/$name.onnx"
   if ! txt=$("$run" "$model" --profile --iters=3 --warmup=1 2>&1) ||
      ! echo "$txt" | awk '
        /^profile: [0-9]+ steps/ { n = $2 }
-       /^ *[0-9]+ [a-z_]+ +[a-z_0-9]+ +[a-z]+:/ { rows++ }
+       /^ *[0-9]+ [a-z_]+ +[a-z_0-9]+ +[a-z_]+:/ { rows++ }
        /^by node kind:/ { sec = 1; next } /^by layer class:/ { sec = 2; next }
        sec && /%/ { sh[sec] += $4 + 0 }
        END { exit !(n > 0 && rows == n && sh[1] > 99 && sh[1] < 101 && sh[2] > 99 && sh[2] < 101) }'

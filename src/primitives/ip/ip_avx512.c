@@ -30,13 +30,18 @@ static inline vmask VMASK(int n) {
     return (vmask)((1u << n) - 1u);
 }
 
-#define TILE_LIST                                                                                  \
-    TILE(1, 1)                                                                                     \
-    TILE(1, 2)                                                                                     \
-    TILE(1, 3) TILE(1, 4) TILE(2, 1) TILE(2, 2) TILE(2, 3) TILE(2, 4) TILE(3, 1) TILE(3, 2)        \
-        TILE(3, 3) TILE(3, 4) TILE(4, 1) TILE(4, 2) TILE(4, 3) TILE(4, 4) TILE(5, 1) TILE(5, 2)    \
-            TILE(5, 3) TILE(5, 4) TILE(6, 1) TILE(6, 2) TILE(6, 3) TILE(6, 4) TILE(7, 1)           \
-                TILE(7, 2) TILE(7, 3) TILE(7, 4) TILE(8, 1) TILE(8, 2) TILE(8, 3) TILE(8, 4)
+/* A list of macro calls, one row per tile height (kept by hand). */
+// clang-format off
+#define TILE_LIST \
+    TILE(1, 1) TILE(1, 2) TILE(1, 3) TILE(1, 4) \
+    TILE(2, 1) TILE(2, 2) TILE(2, 3) TILE(2, 4) \
+    TILE(3, 1) TILE(3, 2) TILE(3, 3) TILE(3, 4) \
+    TILE(4, 1) TILE(4, 2) TILE(4, 3) TILE(4, 4) \
+    TILE(5, 1) TILE(5, 2) TILE(5, 3) TILE(5, 4) \
+    TILE(6, 1) TILE(6, 2) TILE(6, 3) TILE(6, 4) \
+    TILE(7, 1) TILE(7, 2) TILE(7, 3) TILE(7, 4) \
+    TILE(8, 1) TILE(8, 2) TILE(8, 3) TILE(8, 4)
+// clang-format on
 #define TILE_TABLE                                                                                 \
     {                                                                                              \
         {FN(tile_1_1), FN(tile_1_2), FN(tile_1_3), FN(tile_1_4)},                                  \
