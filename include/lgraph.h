@@ -1043,6 +1043,7 @@ typedef struct lg_step_profile {
     double flops;      /* arithmetic (2 per multiply-add); 0 for memory-bound steps */
     double model_cost; /* the cost model's cost of the step, in byte-equivalents */
     double ms;         /* measured time: the median over the profile's runs */
+    char layouts[128]; /* the tensors' layouts, e.g. "src:aBcd8b wei:ABcd8b8a dst:aBcd8b" */
 } lg_step_profile;
 
 /* Run the plan `runs` times (1..100000) on the given bindings (the rules of

@@ -72,11 +72,11 @@ void profile_print_text(FILE *f, const lg_step_profile *s, int n, int runs) {
     fprintf(f, "%4s %-13s %-20s %-28s %9s %9s %9s %9s %9s %6s\n", "#", "kind", "class", "impl",
             "MB", "MFLOP", "model", "pred_ms", "ms", "share");
     for (int i = 0; i < n; i++)
-        fprintf(f, "%4d %-13s %-20s %-28s %9.3f %9.2f %9.3g %9.4f %9.4f %5.1f%%  %s\n", i,
+        fprintf(f, "%4d %-13s %-20s %-28s %9.3f %9.2f %9.3g %9.4f %9.4f %5.1f%%  %s  [%s]\n", i,
                 s[i].node_kind, lg_layer_class_name(s[i].layer_class), s[i].impl,
                 (double)s[i].bytes / 1e6, s[i].flops / 1e6, s[i].model_cost,
                 predicted(s[i].model_cost, tot, model), s[i].ms, tot > 0 ? 100 * s[i].ms / tot : 0,
-                s[i].desc);
+                s[i].desc, s[i].layouts);
     group g[LG_LAYER_CLASS_COUNT + 64];
     for (int by_class = 0; by_class < 2; by_class++) {
         int ng = group_steps(s, n, by_class, g);
@@ -114,10 +114,10 @@ void profile_print_json(FILE *f, const lg_step_profile *s, int n, int runs) {
         fprintf(f,
                 "%s{\"kind\": \"%s\", \"class\": \"%s\", \"impl\": \"%s\", \"inserted\": %s, "
                 "\"bytes\": %lld, \"flops\": %.6g, \"model_cost\": %.6g, \"predicted_ms\": %.5f, "
-                "\"ms\": %.5f, \"desc\": \"",
+                "\"ms\": %.5f, \"layouts\": \"%s\", \"desc\": \"",
                 i ? ", " : "", s[i].node_kind, lg_layer_class_name(s[i].layer_class), s[i].impl,
                 s[i].inserted ? "true" : "false", (long long)s[i].bytes, s[i].flops,
-                s[i].model_cost, predicted(s[i].model_cost, tot, model), s[i].ms);
+                s[i].model_cost, predicted(s[i].model_cost, tot, model), s[i].ms, s[i].layouts);
         for (const char *c = s[i].desc; *c; c++)
             if (*c == '"' || *c == '\\')
                 fprintf(f, "\\%c", *c);

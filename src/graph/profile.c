@@ -2,6 +2,7 @@
  * per step, what it is (node kind, kernel, layer class), what it moves and
  * computes, what the cost model predicted and the median measured time. */
 #include "graph/plan.h"
+#include "primitives/kernel.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,34 @@ static int cmp_double(const void *x, const void *y) {
 static double median(double *v, int n) {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* "src:<tag> wei:<tag> dst:<tag>" of the kernel's tensor slots (sources
+ * beyond the first of a concat as "+n"); a layout no tag names is written
+ * as "strided". */
+static void describe_layouts(const lg_kernel *k, char *buf, size_t len) {
+    size_t n = 0;
+    int extra = 0;
+    buf[0] = 0;
+    for (int i = 0; i < k->nslots && n < len; i++) {
+        const lg__arg_slot *sl = &k->slots[i];
+        if (!sl->is_tensor) continue;
+        const char *name = sl->arg == LG_ARG_SRC || sl->arg == LG_ARG_MULTIPLE_SRC ? "src"
+                           : sl->arg == LG_ARG_WEIGHTS                             ? "wei"
+                           : sl->arg == LG_ARG_DST                                 ? "dst"
+                                                                                   : NULL;
+        if (!name) {
+            extra += sl->arg > LG_ARG_MULTIPLE_SRC &&
+                     sl->arg <= LG_ARG_MULTIPLE_SRC + LG_CONCAT_MAX_SRCS;
+            continue;
+        }
+        char tag[LG_TAG_MAX * 2];
+        if (!lg__md_tag_str(&sl->md, tag)) snprintf(tag, sizeof tag, "strided");
+        int w = snprintf(buf + n, len - n, "%s%s:%s", n ? " " : "", name, tag);
+        if (w < 0) break;
+        n += (size_t)w;
+    }
+    if (extra && n < len) snprintf(buf + n, len - n, " (+%d srcs)", extra);
 }
 
 lg_status lg_plan_profile(const lg_plan *p, int nin, const lg_binding *in, int nout,
@@ -70,6 +99,7 @@ lg_status lg_plan_profile(const lg_plan *p, int nin, const lg_binding *in, int n
         o->flops = st->flops;
         o->model_cost = st->model_cost;
         o->ms = median(times + (size_t)i * (size_t)runs, runs);
+        describe_layouts(st->kernel, o->layouts, sizeof o->layouts);
     }
     lg__free(ms);
     lg__free(times);

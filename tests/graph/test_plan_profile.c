@@ -85,6 +85,8 @@ Test(plan_profile, reports_every_step) {
             const char *sn = strategy_name(s);
             cr_assert(e->node_kind != NULL);
             cr_expect(e->impl[0] != '\0', "%s step %d: no impl", sn, i);
+            cr_expect(strstr(e->layouts, "src:") && strstr(e->layouts, "dst:"),
+                      "%s step %d: layouts '%s'", sn, i, e->layouts);
             cr_expect(strncmp(e->impl, e->node_kind, strlen(e->node_kind)) == 0 ||
                           strcmp(e->node_kind, "reorder") == 0,
                       "%s step %d: impl %s of a %s node", sn, i, e->impl, e->node_kind);
