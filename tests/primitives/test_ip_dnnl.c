@@ -42,7 +42,7 @@ static void run(int nd, const int64_t *sdims, int64_t oc, const char *tag, dnnl_
                 bool with_bias, bool relu, lg_rng *r) {
     lg_md src, wplain, wany, dst, bias;
     int64_t wdims[5], ddims[2] = {sdims[0], oc}, bdims[1] = {oc};
-    memcpy(wdims, sdims, sizeof wdims);
+    memcpy(wdims, sdims, (size_t)nd * sizeof *wdims);
     wdims[0] = oc;
     cr_assert_eq(lg_md_init_tag(&src, nd, sdims, LG_F32, tag), LG_OK);
     cr_assert_eq(lg_md_init_tag(&wplain, nd, wdims, LG_F32, nd == 2 ? "ab" : "abcd"), LG_OK);
