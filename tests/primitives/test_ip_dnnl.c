@@ -113,7 +113,7 @@ static void run(int nd, const int64_t *sdims, int64_t oc, const char *tag, dnnl_
         for (int64_t o = 0; o < oc; o++) {
             double mag = with_bias ? fabs(b[o]) : 0;
             int64_t id2[5] = {0}, sd1[5];
-            memcpy(sd1, sdims, sizeof sd1);
+            memcpy(sd1, sdims, (size_t)nd * sizeof *sd1);
             sd1[0] = 1;
             int64_t j = 0;
             do {
