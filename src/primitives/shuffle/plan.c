@@ -407,8 +407,9 @@ lg_status lg__shuffle_plan(const lg__shuffle_pd *pd, lg__isa isa, lg__shuf_plan 
     for (int i = 0; i < nc; i++)
         if (chan[i].s == 1) R = chan[i].n;
 
-    p->bytes = lg__sat_add(lg__md_nelems_padded(md) * p->esz, lg__md_nelems_padded(md) * p->esz);
-    p->stream = lg__md_nelems_padded(md) * p->esz >= STREAM_BYTES;
+    int64_t dbytes = lg__md_nelems_padded(md) * p->esz; /* fits: the md is valid */
+    p->bytes = lg__sat_add(dbytes, dbytes);
+    p->stream = dbytes >= STREAM_BYTES;
     p->stream_align = 1;
     lg_status st = LG_UNIMPLEMENTED;
     if (nr > 0 && rest[nr - 1].s == 1) {

@@ -157,7 +157,8 @@ lg_status lg__shuffle_ex_plan(const lg__shuffle_ex_pd *pd, lg__shuf_ex_plan **ou
         p->contig[k] = ok;
         cont += ok;
     }
-    p->bytes = lg__sat_add(lg__md_nelems_padded(dm) * p->esz, lg__md_nelems_padded(dm) * p->esz);
+    int64_t dbytes = lg__md_nelems_padded(dm) * p->esz; /* fits: the md is valid */
+    p->bytes = lg__sat_add(dbytes, dbytes);
     snprintf(p->impl, sizeof p->impl, "ex:%s%lld", cont == nruns ? "runs" : "gather",
              (long long)p->R);
     *out = p;
