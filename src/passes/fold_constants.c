@@ -8,8 +8,9 @@
  * are constant now (the next wave sees their results). Within a wave the
  * kernels are created, buffers allocated and pending scales applied one
  * node after the other, then the kernels run at once, one node per thread
- * (largest first), so that a network's 50-odd weight reorders take both
- * cores however small each one is. A reorder of a constant with a pending
+ * (largest first) when the wave writes 32 MB or more (ResNet-50's weights),
+ * so that its 50-odd reorders take both cores however small each one is;
+ * a smaller wave runs on one thread. A reorder of a constant with a pending
  * scale (a folded batchnorm's, lg__cvalue.scale) applies the scale as it
  * reorders, so those weights are written once. Optional: without it those
  * reorders run at every execution. */
@@ -98,11 +99,25 @@ static int by_bytes_desc(const void *a, const void *b) {
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-/* Run the wave's kernels: with several jobs, one job per thread (each
- * kernel on one thread); a lone job on every thread. */
+/* A wave writing less than this runs on one thread: a parallel region can
+ * wait a scheduler slice for a busy second core, longer than such a wave
+ * takes (ShuffleNetV2's 9 MB of weights: 5 ms on one thread, 30-60 ms as a
+ * parallel region on the loaded 2-core machine). */
+#define PARALLEL_WAVE_BYTES ((size_t)32 << 20)
+
+/* Run the wave's kernels: a big wave one job per thread (each kernel on one
+ * thread, largest first); a small one on one thread; a lone job on every
+ * thread when it is big, else on one. */
 static void run_wave(job *jobs, int nj) {
-    if (nj == 1) {
-        jobs[0].s = lg_kernel_execute(jobs[0].k, jobs[0].nargs, jobs[0].args);
+    size_t total = 0;
+    for (int i = 0; i < nj; i++) total += jobs[i].bytes;
+    int threads = omp_get_max_threads();
+    if (nj == 1 || total < PARALLEL_WAVE_BYTES) {
+        bool one = total < ((size_t)4 << 20) || nj > 1;
+        if (one) omp_set_num_threads(1);
+        for (int i = 0; i < nj; i++)
+            jobs[i].s = lg_kernel_execute(jobs[i].k, jobs[i].nargs, jobs[i].args);
+        if (one) omp_set_num_threads(threads);
         return;
     }
     qsort(jobs, (size_t)nj, sizeof *jobs, by_bytes_desc);
