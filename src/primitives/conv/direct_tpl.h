@@ -32,6 +32,7 @@ typedef struct tile {
     int64_t kd0, kd1, kh0, kh1, kw0, kw1;
     int64_t ow0;          /* depthwise: the tile's first output pixel (src is the row at iw 0) */
     int kfirst, klast;    /* the tile's segments are the first / last of the reduction */
+    int mload;            /* depthwise: load the source masked to the block's channels */
     const int64_t *khoff; /* source offset of kernel row kh (d->khoff, or the padded rows') */
     int64_t pf;           /* flat: prefetch the source this many elements ahead (the next
                              tile's pixels, which come from memory: 1x1 256->64 runs 8%
@@ -239,10 +240,12 @@ AI void tile_flat(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX
 /* A tile of NB blocks x UR pixels, every tap inside the input along W. */
 AI void tile_body(const tile *t, const int NB, const int UR, const int KIND) {
     const lg__conv_direct *d = t->d;
+    const bool BLK = KIND == LG_CONV_SRC_BLK || KIND == LG_CONV_SRC_BLK2;
     const int64_t sp = KIND == LG_CONV_SRC_BLK      ? VL
+                       : KIND == LG_CONV_SRC_BLK2   ? 2 * VL
                        : KIND == LG_CONV_SRC_PLAIN2 ? 2
                                                     : d->s_w * d->s.sw;
-    const int64_t sic = KIND == LG_CONV_SRC_BLK ? 1 : d->s_ic;
+    const int64_t sic = BLK ? 1 : d->s_ic;
     vec acc[LG_CONV_MAX_NB][URMAX];
     if (t->kfirst) {
         init_acc(t, NB, UR, acc);
@@ -268,7 +271,7 @@ AI void tile_body(const tile *t, const int NB, const int UR, const int KIND) {
                     const float *wp[LG_CONV_MAX_NB];
 #pragma GCC unroll 4
                     for (int j = 0; j < NB; j++) wp[j] = t->wei + t->ch->ocb[j].woff + wo;
-                    SEG_STEPS(KIND == LG_CONV_SRC_BLK && len == VL, len);
+                    SEG_STEPS(BLK && len == VL, len);
                 }
     }
     if (!t->klast) { /* partial sums, every lane (the last block masks) */
@@ -323,7 +326,7 @@ AI void border_taps(const tile *t, const int NB, vec part[LG_CONV_MAX_NB][4]) {
 
 AI void border_body(const tile *t, const int NB, const int KIND) {
     const lg__conv_direct *d = t->d;
-    const int64_t sic = KIND == LG_CONV_SRC_BLK ? 1 : d->s_ic;
+    const int64_t sic = KIND == LG_CONV_SRC_BLK || KIND == LG_CONV_SRC_BLK2 ? 1 : d->s_ic;
     vec acc[LG_CONV_MAX_NB][URMAX], part[LG_CONV_MAX_NB][4];
     init_acc(t, NB, 1, acc);
 #pragma GCC unroll 4
@@ -393,15 +396,18 @@ TILE_FNS(0)
 TILE_FNS(1)
 TILE_FN(1, 2, URLIST1)
 TILE_FN(2, 2, URLIST2)
-_Static_assert(LG_CONV_SRC_BLK == 0 && LG_CONV_SRC_GEN == 1 && LG_CONV_SRC_PLAIN2 == 2,
+TILE_FNS(3)
+_Static_assert(LG_CONV_SRC_BLK == 0 && LG_CONV_SRC_GEN == 1 && LG_CONV_SRC_PLAIN2 == 2 &&
+                   LG_CONV_SRC_BLK2 == 3,
                "tile table order");
 
 /* ur 0 selects the border kernel; the plain stride-2 source has 1 or 2
  * blocks per chunk only. */
-static const tile_fn FN(tiles)[3][LG_CONV_MAX_NB + 1] = {
+static const tile_fn FN(tiles)[4][LG_CONV_MAX_NB + 1] = {
     {NULL, FN(tile_1_0), FN(tile_2_0), FN(tile_3_0), FN(tile_4_0)},
     {NULL, FN(tile_1_1), FN(tile_2_1), FN(tile_3_1), FN(tile_4_1)},
     {NULL, FN(tile_1_2), FN(tile_2_2), NULL, NULL},
+    {NULL, FN(tile_1_3), FN(tile_2_3), FN(tile_3_3), FN(tile_4_3)},
 };
 
 /* A mixed-radix counter over work items, innermost digit first: decoded
@@ -473,10 +479,13 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
     t.khoff = d->khoff;
     /* Items: (n, g, od, oh, chunk) rows, or (n, g, pixel block, chunk): the
      * chunks of one row or pixel block run together, while its source is
-     * in cache. */
+     * in cache; or with rows_inner (n, g, chunk, od, oh). */
     item_idx x = {.n = d->flat ? 4 : 5};
     if (d->flat) {
         int64_t e[4] = {d->nchunk, d->npix_blk, s->g, s->n};
+        memcpy(x.ext, e, sizeof e);
+    } else if (d->rows_inner) {
+        int64_t e[5] = {s->oh, s->od, d->nchunk, s->g, s->n};
         memcpy(x.ext, e, sizeof e);
     } else {
         int64_t e[5] = {d->nchunk, s->oh, s->od, s->g, s->n};
@@ -495,6 +504,8 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
         int64_t c = x.v[0], od = 0, oh = 0, pb = 0, g, n;
         if (d->flat) {
             pb = x.v[1], g = x.v[2], n = x.v[3];
+        } else if (d->rows_inner) {
+            oh = x.v[0], od = x.v[1], c = x.v[2], g = x.v[3], n = x.v[4];
         } else {
             oh = x.v[1], od = x.v[2], g = x.v[3], n = x.v[4];
         }
