@@ -245,8 +245,17 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
     }
     /* Padded rows (direct.h), up to 4 MB per thread; segment offsets
      * cb * s_c + lane become cb * prow_c + lane. */
-    if (!d->flat && (d->src_kind == LG_CONV_SRC_BLK || d->src_kind == LG_CONV_SRC_BLK2) &&
-        s->g == 1 && s->id == 1 && s->od == 1 && s->kd == 1 && (lo > 0 || hi < s->ow)) {
+    /* A plain source with channel stride 1 (nhwc) and I-blocked weights
+     * (segments of one block) takes them too: the ring holds its rows
+     * channel-blocked, so the tiles run as on a blocked source (3x3 64->64
+     * 56x56 nhwc ran at a fifth of the blocked rate through the general
+     * tiles). */
+    bool cl_src = d->src_kind == LG_CONV_SRC_GEN && !src_blk && d->s_c == 1 && i_blk &&
+                  (s->sw == 1 || s->sw == 2);
+    bool ring_ok = d->src_kind == LG_CONV_SRC_BLK || d->src_kind == LG_CONV_SRC_BLK2 || cl_src;
+    d->ring_kind = s->sw == 1 ? LG_CONV_SRC_BLK : LG_CONV_SRC_BLK2;
+    if (!d->flat && ring_ok && s->g == 1 && s->id == 1 && s->od == 1 && s->kd == 1 &&
+        (lo > 0 || hi < s->ow)) {
         int64_t rw = (s->ow - 1) * s->sw + (s->kw - 1) * s->dw + 1, nr = (s->kh - 1) * s->dh + 1;
         int64_t ncb = (s->ic + vl - 1) / vl;
         if (nr * rw * vl * ncb <= ((int64_t)1 << 20)) {
@@ -268,7 +277,8 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
                 return false;
             }
             for (int64_t q = 0; q < k; q++) {
-                int64_t cb = d->segs[q].soff / d->s_c, l0 = d->segs[q].soff % d->s_c;
+                int64_t sc = cl_src ? vl : d->s_c; /* nhwc: soff is the channel */
+                int64_t cb = d->segs[q].soff / sc, l0 = d->segs[q].soff % sc;
                 d->psegs[q] = d->segs[q];
                 d->psegs[q].soff = cb * d->prow_c + l0;
             }
@@ -370,6 +380,8 @@ bool lg__conv_dw_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **out, b
     spatial_strides(wm, nsp, 3, st3);
     d->w_kd = st3[0], d->w_kh = st3[1], d->w_kw = st3[2];
     d->src_kind = src_blk ? LG_CONV_SRC_BLK : LG_CONV_SRC_GEN;
+    d->rows_inner =
+        1; /* dw_tpl.h: the item order (block-inner ran nhwc 3x3 144ch 56x56 1.4x slower) */
     d->dw_k = (s->kw == 3 || s->kw == 5) && (s->sw == 1 || s->sw == 2) && s->dw == 1;
     const int *um = vl == 16 ? urmax16 : urmax8;
     int umax = vl == 8 && s->kw == 5 ? 10 : um[1]; /* dw_tpl.h DWLIST5 */

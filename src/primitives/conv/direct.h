@@ -121,7 +121,8 @@ typedef struct lg__conv_direct {
     /* Rows inside chunks: items ordered (n, g, chunk, od, oh), the rows of
      * one chunk in turn, so that its weights stay in L2 (when a group's
      * weights do not fit there: 3x3 512->512 at 7x7 streamed all 9.4 MB
-     * from memory for each of its 7 rows); else (n, g, od, oh, chunk). */
+     * from memory for each of its 7 rows); else (n, g, od, oh, chunk).
+     * Depthwise: 1, (n, block, od, oh); 0 would take (n, od, oh, block). */
     int rows_inner;
     /* Plain stride-2 source with one segment per group and weights
      * contiguous over (kh, kw, channel): the source offset of each tap
@@ -147,6 +148,8 @@ typedef struct lg__conv_direct {
      * end, and a thread that finds none free (more concurrent executions
      * of the kernel than rings) runs the border kernel instead. */
     int64_t prow_w, prow_n, prow_c;
+    int ring_kind; /* the tiles' source kind over the ring (BLK or BLK2; the
+                      source may be nhwc: its rows are stored blocked) */
     lg__conv_seg *psegs;
     int nring;
     int64_t ring_stride;

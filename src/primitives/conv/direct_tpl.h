@@ -246,6 +246,9 @@ AI void tile_body(const tile *t, const int NB, const int UR, const int KIND) {
                        : KIND == LG_CONV_SRC_PLAIN2 ? 2
                                                     : d->s_w * d->s.sw;
     const int64_t sic = BLK ? 1 : d->s_ic;
+    /* a kernel column step: VL pixels apart in a blocked source or the
+     * padded rows (which may hold an nhwc source's rows) */
+    const int64_t skw = BLK ? d->s.dw * VL : d->s_kw;
     vec acc[LG_CONV_MAX_NB][URMAX];
     if (t->kfirst) {
         init_acc(t, NB, UR, acc);
@@ -266,7 +269,7 @@ AI void tile_body(const tile *t, const int NB, const int UR, const int KIND) {
         for (int64_t kd = t->kd0; kd < t->kd1; kd++)
             for (int64_t kh = t->kh0; kh < t->kh1; kh++)
                 for (int64_t kw = t->kw0; kw < t->kw1; kw++) {
-                    const float *s = t->src + sg->soff + kd * d->s_kd + t->khoff[kh] + kw * d->s_kw;
+                    const float *s = t->src + sg->soff + kd * d->s_kd + t->khoff[kh] + kw * skw;
                     int64_t wo = sg->woff + kd * d->w_kd + kh * d->w_kh + kw * d->w_kw;
                     const float *wp[LG_CONV_MAX_NB];
 #pragma GCC unroll 4
@@ -456,15 +459,25 @@ static void FN(fill_rows)(const lg__conv_direct *d, const float *src, int64_t n,
     const lg__conv_shape *s = &d->s;
     int64_t rw = d->prow_w, nr = d->prow_n, x0 = s->pw < rw ? s->pw : rw;
     int64_t x1 = s->pw + s->iw < rw ? s->pw + s->iw : rw;
-    for (int64_t cb = 0; cb < (s->ic + VL - 1) / VL; cb++)
+    const int64_t ps = d->s_w, ncb = (s->ic + VL - 1) / VL;
+    for (int64_t cb = 0; cb < ncb; cb++) {
+        /* a plain (nhwc) source: block cb is channels cb * VL.., its last
+         * block loaded masked (no read past the channels) */
+        const bool plain = d->src_kind == LG_CONV_SRC_GEN;
+        const bool part = plain && cb == ncb - 1 && s->ic % VL;
+        const vmask m = VMASK(0, part ? (int)(s->ic % VL) : VL);
         for (int64_t ih = ih0; ih < ih1; ih++) {
-            const float *in = src + n * d->s_n + cb * d->s_c + ih * d->s_h;
+            const float *in = src + n * d->s_n + cb * (plain ? VL : d->s_c) + ih * d->s_h;
             float *out = buf + cb * d->prow_c + ih % nr * rw * VL;
             int64_t x = 0;
             for (; x < x0; x++) VSTORE(out + x * VL, VZERO());
-            for (; x < x1; x++) VSTORE(out + x * VL, VLOAD(in + (x - s->pw) * VL));
+            if (part)
+                for (; x < x1; x++) VSTORE(out + x * VL, VMASKZ_LOAD(m, in + (x - s->pw) * ps));
+            else
+                for (; x < x1; x++) VSTORE(out + x * VL, VLOAD(in + (x - s->pw) * ps));
             for (; x < rw; x++) VSTORE(out + x * VL, VZERO());
         }
+    }
 }
 
 void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const float *src,
@@ -510,7 +523,7 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
             oh = x.v[1], od = x.v[2], g = x.v[3], n = x.v[4];
         }
         t.ch = &d->chunks[g * d->nchunk + c];
-        tile_fn fn = FN(tiles)[kind][t.ch->nb];
+        tile_fn fn = FN(tiles)[pbuf ? d->ring_kind : kind][t.ch->nb];
         int umax = t.ch->ur;
         t.wei = wei + g * d->w_g;
         t.seg = d->segs + d->seg_at[g];

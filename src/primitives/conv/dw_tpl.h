@@ -117,10 +117,21 @@ void FN(lg__conv_dw)(const lg__conv_direct *d, int64_t lo, int64_t hi, const flo
     t.bias = bias;
     /* the dense tiles (d->dw_k: kernel 3 or 5, stride 1 or 2, no dilation) */
     const tile_fn *kt = d->dw_k ? FN(dw_tiles)[s->kw == 5][s->sw == 2] : NULL;
-    item_idx x = {.n = 4, .ext = {s->oh, s->od, d->nchunk, s->n}};
+    /* items (n, cb, od, oh), or for an nhwc source (n, od, oh, cb): the
+     * blocks of a row in turn, so that each source row comes from memory
+     * once (not once per block) */
+    item_idx x = {.n = 4};
+    if (d->rows_inner) {
+        int64_t e[4] = {s->oh, s->od, d->nchunk, s->n};
+        memcpy(x.ext, e, sizeof e);
+    } else {
+        int64_t e[4] = {d->nchunk, s->oh, s->od, s->n};
+        memcpy(x.ext, e, sizeof e);
+    }
     idx_init(&x, lo);
     for (int64_t it = lo; it < hi; it++, idx_next(&x)) {
-        int64_t oh = x.v[0], od = x.v[1], cb = x.v[2], n = x.v[3];
+        int r = d->rows_inner;
+        int64_t oh = x.v[r ? 0 : 1], od = x.v[r ? 1 : 2], cb = x.v[r ? 2 : 0], n = x.v[3];
         t.ch = &d->chunks[cb];
         t.wei = wei + t.ch->ocb[0].woff;
         /* a partial block of a plain (nhwc) source: masked loads */
