@@ -981,6 +981,14 @@ typedef struct lg_plan_stats {
     int views;
     int copy_steps_removed;
     int64_t copy_bytes_removed;
+    /* When exact is false, why (NUL-terminated; "" when exact), and a proven
+     * lower bound of the minimal model cost: the minimum lies in
+     * [model_cost_bound, model_cost] (model_cost when exact; 0 when nothing
+     * is proven: NONE, GREEDY, a user strategy, a space too large to build).
+     * OPTIMAL's solver falls back when the graph's induced width makes the
+     * exact tables exceed its limits (docs/propagation.md). */
+    char inexact_reason[160];
+    double model_cost_bound;
 } lg_plan_stats;
 
 /* Fill *s with the plan's counters. */

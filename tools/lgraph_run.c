@@ -270,6 +270,11 @@ int main(int argc, char **argv) {
                "%lld bytes, exact %s\n",
                ps.steps, ps.runtime_reorders, (long long)ps.reorder_bytes, ps.folded_reorders,
                (long long)ps.arena_bytes, ps.exact ? "yes" : "no");
+        if (!ps.exact)
+            printf("not exact: %s; model cost %.9g, proven minimum >= %.9g (gap %.3g%%)\n",
+                   ps.inexact_reason, ps.model_cost, ps.model_cost_bound,
+                   ps.model_cost > 0 ? 100 * (ps.model_cost - ps.model_cost_bound) / ps.model_cost
+                                     : 0.0);
         printf("views: %d values placed in another's buffer, %d concat/slice steps removed "
                "(%lld bytes per run)\n",
                ps.views, ps.copy_steps_removed, (long long)ps.copy_bytes_removed);

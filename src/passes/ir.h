@@ -80,6 +80,11 @@ typedef struct lg__graph {
     bool exact;        /* the layout assignment is proven optimal */
     bool fuse;         /* the fuse pass will run (the cost model counts fusion) */
     double model_cost; /* cost of the assignment (src/passes/cost_model.h) */
+    /* When exact is false: why, and how far above a proven lower bound of
+     * the minimum model_cost may be (the solver's cost minus its bound;
+     * negative: no bound known). */
+    char inexact[160];
+    double cost_gap;
     int64_t arena_bytes;
     /* Pass concat_inplace: values placed inside another's buffer, concat
      * and slice steps it removed (net of the copies it added) and the bytes

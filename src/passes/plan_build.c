@@ -243,6 +243,11 @@ static void fill_stats(const lg__graph *ir, lg_plan *p) {
     s->arena_bytes = p->arena_bytes;
     s->model_cost = ir->model_cost;
     s->exact = ir->exact;
+    if (!ir->exact) snprintf(s->inexact_reason, sizeof s->inexact_reason, "%s", ir->inexact);
+    s->model_cost_bound = ir->exact ? ir->model_cost
+                          : ir->cost_gap >= 0 && ir->model_cost > ir->cost_gap
+                              ? ir->model_cost - ir->cost_gap
+                              : 0;
     s->views = ir->views;
     s->copy_steps_removed = ir->copy_steps_removed;
     s->copy_bytes_removed = ir->copy_bytes_removed;
