@@ -25,22 +25,6 @@ typedef struct net {
     tensor x[MAXIO], want[MAXIO];
 } net;
 
-static lg_value conv1x1(lg_graph *g, lg_value src, int64_t ic, int64_t oc, lg_rng *r, tensor *w) {
-    int64_t wd[4] = {oc, ic, 1, 1};
-    *w = t_rand(4, wd, r, -0.5f, 0.5f);
-    lg_md wm = md_tag(4, wd, "oihw");
-    void *wb = t_pack(w, &wm);
-    lg_value wv, y;
-    static int count;
-    char name[32];
-    snprintf(name, sizeof name, "w%d", count++);
-    cr_assert_eq(lg_graph_add_constant(g, name, &wm, wb, &wv), LG_OK, "%s", lg_last_error());
-    free(wb);
-    lg_conv_params p = {.strides = {1, 1}, .groups = 1};
-    cr_assert_eq(lg_graph_add_conv(g, src, wv, LG_NO_VALUE, &p, &y), LG_OK, "%s", lg_last_error());
-    return y;
-}
-
 static tensor ref_conv1x1(const tensor *x, const tensor *w) {
     lg_conv_params p = {.strides = {1, 1}, .groups = 1};
     return ref_conv2d(x, w, NULL, &p);
@@ -178,7 +162,7 @@ static void dense_block(int64_t batch, int *views, int *removed) {
     lg_value xv, f[8];
     tensor ft[8], w, *fp[8];
     cr_assert_eq(lg_graph_add_input(n.g, "x", &xm, &xv), LG_OK);
-    f[0] = conv1x1(n.g, xv, 16, 16, &r, &w);
+    f[0] = add_conv1x1(n.g, xv, 16, 16, &r, &w);
     ft[0] = ref_conv1x1(&n.x[0], &w);
     t_free(&w);
     const int layers = 6;
@@ -186,14 +170,14 @@ static void dense_block(int64_t batch, int *views, int *removed) {
         for (int i = 0; i < k; i++) fp[i] = &ft[i];
         lg_value c = cat(n.g, k, f);
         tensor ct = ref_concat(k, (const tensor *const *)fp), ht = ref_relu(&ct, 0);
-        f[k] = conv1x1(n.g, relu(n.g, c), 16 * k, 16, &r, &w);
+        f[k] = add_conv1x1(n.g, relu(n.g, c), 16 * k, 16, &r, &w);
         ft[k] = ref_conv1x1(&ht, &w);
         t_free(&w), t_free(&ct), t_free(&ht);
     }
     for (int i = 0; i <= layers; i++) fp[i] = &ft[i];
     lg_value all = cat(n.g, layers + 1, f);
     tensor at = ref_concat(layers + 1, (const tensor *const *)fp);
-    lg_value y = conv1x1(n.g, all, 16 * (layers + 1), 16, &r, &w);
+    lg_value y = add_conv1x1(n.g, all, 16 * (layers + 1), 16, &r, &w);
     add_output(&n, y, "y", "nchw", ref_conv1x1(&at, &w));
     t_free(&w), t_free(&at);
     for (int i = 0; i <= layers; i++) t_free(&ft[i]);
@@ -236,12 +220,12 @@ Test(concat_inplace, special_inputs) {
     lg_value xv;
     tensor wa, wb, wy;
     cr_assert_eq(lg_graph_add_input(n.g, "x", &xm, &xv), LG_OK);
-    lg_value a = conv1x1(n.g, xv, 16, 16, &r, &wa), b = conv1x1(n.g, xv, 16, 32, &r, &wb);
+    lg_value a = add_conv1x1(n.g, xv, 16, 16, &r, &wa), b = add_conv1x1(n.g, xv, 16, 32, &r, &wb);
     tensor at = ref_conv1x1(&n.x[0], &wa), bt = ref_conv1x1(&n.x[0], &wb);
     lg_value srcs[4] = {xv, a, a, b};
     lg_value c = cat(n.g, 4, srcs);
     lg_value ra = relu(n.g, a); /* a's last reader: in place unless a is shared */
-    lg_value y = conv1x1(n.g, c, 80, 16, &r, &wy);
+    lg_value y = add_conv1x1(n.g, c, 80, 16, &r, &wy);
     const tensor *ts[4] = {&n.x[0], &at, &at, &bt};
     tensor ct = ref_concat(4, ts);
     add_output(&n, y, "y", "nchw", ref_conv1x1(&ct, &wy));
@@ -269,17 +253,17 @@ Test(concat_inplace, nested_and_output) {
     lg_value xv;
     tensor wa, wb, wc, wi, wo;
     cr_assert_eq(lg_graph_add_input(n.g, "x", &xm, &xv), LG_OK);
-    lg_value a = conv1x1(n.g, xv, 16, 16, &r, &wa), b = conv1x1(n.g, xv, 16, 16, &r, &wb),
-             c = conv1x1(n.g, xv, 16, 32, &r, &wc);
+    lg_value a = add_conv1x1(n.g, xv, 16, 16, &r, &wa), b = add_conv1x1(n.g, xv, 16, 16, &r, &wb),
+             c = add_conv1x1(n.g, xv, 16, 32, &r, &wc);
     tensor at = ref_conv1x1(&n.x[0], &wa), bt = ref_conv1x1(&n.x[0], &wb),
            ctt = ref_conv1x1(&n.x[0], &wc);
     lg_value ab[2] = {a, b};
     lg_value inner = cat(n.g, 2, ab);
-    lg_value ic = conv1x1(n.g, inner, 32, 16, &r, &wi);
+    lg_value ic = add_conv1x1(n.g, inner, 32, 16, &r, &wi);
     lg_value oc[2] = {inner, c};
     lg_value outer = cat(n.g, 2, oc);
     lg_value ro = relu(n.g, outer);
-    lg_value y = conv1x1(n.g, ro, 64, 16, &r, &wo);
+    lg_value y = add_conv1x1(n.g, ro, 64, 16, &r, &wo);
     lg_value bc[2] = {b, c};
     lg_value out_cat = cat(n.g, 2, bc);
     const tensor *abt[2] = {&at, &bt}, *bct[2] = {&bt, &ctt};
@@ -313,13 +297,13 @@ Test(concat_inplace, slice_views) {
     lg_value xv;
     tensor wt, wv, wz, wq;
     cr_assert_eq(lg_graph_add_input(n.g, "x", &xm, &xv), LG_OK);
-    lg_value t = conv1x1(n.g, xv, 32, 48, &r, &wt);
+    lg_value t = add_conv1x1(n.g, xv, 32, 48, &r, &wt);
     tensor tt = ref_conv1x1(&n.x[0], &wt);
     lg_value s0 = slice(n.g, t, 0, 16), s1 = slice(n.g, t, 16, 16), s2 = slice(n.g, t, 32, 16);
-    lg_value u = relu(n.g, s0), v = conv1x1(n.g, s1, 16, 16, &r, &wv), w;
+    lg_value u = relu(n.g, s0), v = add_conv1x1(n.g, s1, 16, 16, &r, &wv), w;
     cr_assert_eq(lg_graph_add_binary(n.g, LG_BINARY_ADD, u, s2, &w), LG_OK, "%s", lg_last_error());
-    lg_value s3 = slice(n.g, xv, 16, 16), z = conv1x1(n.g, s3, 16, 16, &r, &wz);
-    lg_value s4 = slice(n.g, t, 4, 20), q = conv1x1(n.g, s4, 20, 16, &r, &wq);
+    lg_value s3 = slice(n.g, xv, 16, 16), z = add_conv1x1(n.g, s3, 16, 16, &r, &wz);
+    lg_value s4 = slice(n.g, t, 4, 20), q = add_conv1x1(n.g, s4, 20, 16, &r, &wq);
     tensor s0t = ref_slice(&tt, 0, 16), s1t = ref_slice(&tt, 16, 16), s2t = ref_slice(&tt, 32, 16);
     tensor s3t = ref_slice(&n.x[0], 16, 16), s4t = ref_slice(&tt, 4, 20);
     tensor ut = ref_relu(&s0t, 0);
@@ -349,7 +333,7 @@ Test(concat_inplace, unaligned_falls_back) {
     lg_value xv;
     tensor wa, wb;
     cr_assert_eq(lg_graph_add_input(n.g, "x", &xm, &xv), LG_OK);
-    lg_value a = conv1x1(n.g, xv, 58, 58, &r, &wa), b = conv1x1(n.g, xv, 58, 58, &r, &wb);
+    lg_value a = add_conv1x1(n.g, xv, 58, 58, &r, &wa), b = add_conv1x1(n.g, xv, 58, 58, &r, &wb);
     tensor at = ref_conv1x1(&n.x[0], &wa), bt = ref_conv1x1(&n.x[0], &wb);
     lg_value ab[2] = {a, b};
     lg_value c = cat(n.g, 2, ab), y;
