@@ -979,6 +979,23 @@ typedef struct lg_plan_stats {
     bool exact;            /* the assignment is proven optimal (OPTIMAL without fallback) */
     double compile_ms;     /* wall time lg_graph_compile took */
     int fused_steps;       /* steps whose kernel runs fused post-ops (eltwise, sum) */
+    /* Pass concat_inplace (memory views): values placed inside another
+     * value's buffer (concat inputs their producers write at their place in
+     * the concat's result, concats and slices that became views); the concat
+     * and slice steps no longer run, net of the one-input copies of concat
+     * inputs that could not be placed; and the bytes those steps read and
+     * wrote per execute, net of the copies'. */
+    int views;
+    int copy_steps_removed;
+    int64_t copy_bytes_removed;
+    /* When exact is false, why (NUL-terminated; "" when exact), and a proven
+     * lower bound of the minimal model cost: the minimum lies in
+     * [model_cost_bound, model_cost] (model_cost when exact; 0 when nothing
+     * is proven: NONE, GREEDY, a user strategy, a space too large to build).
+     * OPTIMAL's solver falls back when the graph's induced width makes the
+     * exact tables exceed its limits (docs/propagation.md). */
+    char inexact_reason[160];
+    double model_cost_bound;
 } lg_plan_stats;
 
 /* Fill *s with the plan's counters. */

@@ -254,6 +254,8 @@ int main(int argc, char **argv) {
                times[0], times[a.iters - 1], a.iters, ps.runtime_reorders, ps.folded_reorders,
                (long long)ps.reorder_bytes, ps.steps, (long long)ps.arena_bytes, ps.model_cost,
                ps.exact ? "true" : "false");
+        printf(", \"views\": %d, \"copy_steps_removed\": %d, \"copy_bytes_removed\": %lld",
+               ps.views, ps.copy_steps_removed, (long long)ps.copy_bytes_removed);
         if (a.compare) printf(", \"max_abs_diff\": %g, \"max_rel_diff\": %g", max_abs, max_rel);
         if (prof) {
             printf(", ");
@@ -268,6 +270,14 @@ int main(int argc, char **argv) {
                "%lld bytes, exact %s\n",
                ps.steps, ps.runtime_reorders, (long long)ps.reorder_bytes, ps.folded_reorders,
                (long long)ps.arena_bytes, ps.exact ? "yes" : "no");
+        if (!ps.exact)
+            printf("not exact: %s; model cost %.9g, proven minimum >= %.9g (gap %.3g%%)\n",
+                   ps.inexact_reason, ps.model_cost, ps.model_cost_bound,
+                   ps.model_cost > 0 ? 100 * (ps.model_cost - ps.model_cost_bound) / ps.model_cost
+                                     : 0.0);
+        printf("views: %d values placed in another's buffer, %d concat/slice steps removed "
+               "(%lld bytes per run)\n",
+               ps.views, ps.copy_steps_removed, (long long)ps.copy_bytes_removed);
         printf("run: median %.3f ms, min %.3f, max %.3f over %d runs\n", med, times[0],
                times[a.iters - 1], a.iters);
         if (a.compare)

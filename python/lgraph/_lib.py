@@ -48,7 +48,9 @@ class PlanStats(ctypes.Structure):
                 ("reorder_bytes", ctypes.c_int64), ("steps", ctypes.c_int),
                 ("arena_bytes", ctypes.c_int64), ("model_cost", ctypes.c_double),
                 ("exact", ctypes.c_bool), ("compile_ms", ctypes.c_double),
-                ("fused_steps", ctypes.c_int)]
+                ("fused_steps", ctypes.c_int), ("views", ctypes.c_int),
+                ("copy_steps_removed", ctypes.c_int), ("copy_bytes_removed", ctypes.c_int64),
+                ("inexact_reason", ctypes.c_char * 160), ("model_cost_bound", ctypes.c_double)]
 
 
 class Binding(ctypes.Structure):

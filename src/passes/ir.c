@@ -132,3 +132,13 @@ bool lg__ir_is_output(const lg__graph *ir, lg_value v) {
         if (ir->outs[o].v == v) return true;
     return false;
 }
+
+lg_value lg__ir_home_root(const lg__graph *ir, lg_value v, int64_t *off) {
+    int64_t o = 0;
+    for (int hops = 0; ir->vals[v].homed && hops < ir->nvals; hops++) {
+        o += ir->vals[v].home_off;
+        v = ir->vals[v].home;
+    }
+    if (off) *off = o;
+    return v;
+}

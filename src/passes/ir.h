@@ -30,6 +30,12 @@ typedef struct lg__cvalue {
      * the constant is first written (lg__ir_const_write); NULL: as is. */
     const float *scale;
     int scale_mask;
+    /* Pass concat_inplace: the value lives inside value `home`'s buffer,
+     * home_off bytes from its start (a concat input its producer writes at
+     * its place in the concat's result, a slice read in its source). */
+    bool homed;
+    lg_value home;
+    int64_t home_off;
 } lg__cvalue;
 
 /* A node of the compiler: the builder's node (also as `base`, what the
@@ -74,7 +80,17 @@ typedef struct lg__graph {
     bool exact;        /* the layout assignment is proven optimal */
     bool fuse;         /* the fuse pass will run (the cost model counts fusion) */
     double model_cost; /* cost of the assignment (src/passes/cost_model.h) */
+    /* When exact is false: why, and how far above a proven lower bound of
+     * the minimum model_cost may be (the solver's cost minus its bound;
+     * negative: no bound known). */
+    char inexact[160];
+    double cost_gap;
     int64_t arena_bytes;
+    /* Pass concat_inplace: values placed inside another's buffer, concat
+     * and slice steps it removed (net of the copies it added) and the bytes
+     * those steps read and wrote. */
+    int views, copy_steps_removed;
+    int64_t copy_bytes_removed;
 } lg__graph;
 
 /* Copy g into ir (names and constant data are borrowed from g); the
@@ -133,6 +149,10 @@ LG_INTERNAL lg_status lg__ir_create_kernel(const lg__graph *ir, const lg__cnode 
 
 /* uses[v] = edges from v into scheduled nodes plus outputs naming v. */
 LG_INTERNAL void lg__ir_count_uses(const lg__graph *ir, int *uses);
+
+/* The value whose buffer holds v (v itself unless homed) and, in *off, v's
+ * byte offset in it (homes followed to the end). */
+LG_INTERNAL lg_value lg__ir_home_root(const lg__graph *ir, lg_value v, int64_t *off);
 
 /* True if some output names v. */
 LG_INTERNAL bool lg__ir_is_output(const lg__graph *ir, lg_value v);

@@ -26,11 +26,14 @@
  *  6. fold_constants     reorders of constants run now, once (weights).
  *  7. fuse               eltwise chains and a residual add into the
  *                        producing conv's post-ops.
+ * 7b. concat_inplace     concat inputs written by their producers at their
+ *                        place in the concat's buffer, concats and slices
+ *                        that become views of a buffer (concat_inplace.c).
  *  8. plan_memory        liveness-based reuse of one arena, in place where
  *                        safe.
  *  9. create_kernels     every step's kernel, through the kernel cache.
  * Then the plan is built (src/graph/plan_build.c): an immutable array of
- * steps. Passes 2, 2b, 2c, 5, 5b, 6, 7 and 8 are optional and may be skipped by name
+ * steps. Passes 2, 2b, 2c, 5, 5b, 6, 7, 7b and 8 are optional and may be skipped by name
  * through lg_compile_options.disable_passes or LG_DISABLE_PASSES
  * ("fold_constants,fuse"); results stay correct (the skipped work happens at
  * run time, or memory is not reused). lg_compile_options.fuse = false skips
@@ -56,6 +59,7 @@ static const struct {
     {"fuse_shuffle_reorder", lg__pass_fuse_shuffle_reorder, true},
     {"fold_constants", lg__pass_fold_constants, true},
     {"fuse", lg__pass_fuse, true},
+    {"concat_inplace", lg__pass_concat_inplace, true},
     {"plan_memory", lg__pass_plan_memory, true},
     {"create_kernels", lg__pass_create_kernels, false},
 };
@@ -86,7 +90,7 @@ static lg_status parse_disabled(const char *list, const char *origin, bool *off)
                 "%s: unknown pass '%.*s' (optional passes: eliminate_shuffles, fold_batchnorm, "
                 "fold_flatten, "
                 "eliminate_reorders, fuse_shuffle_reorder, fold_constants, fuse, "
-                "plan_memory)",
+                "concat_inplace, plan_memory)",
                 origin, (int)n, s);
         if (!pipeline[i].optional)
             return lg__error(LG_INVALID_ARGUMENT, "lg_graph_compile",

@@ -18,6 +18,7 @@ LG_INTERNAL lg_status lg__pass_fuse_shuffle_reorder(lg__graph *ir);
 LG_INTERNAL lg_status lg__pass_fold_constants(lg__graph *ir);
 LG_INTERNAL lg_status lg__pass_fold_batchnorm(lg__graph *ir);
 LG_INTERNAL lg_status lg__pass_fuse(lg__graph *ir);
+LG_INTERNAL lg_status lg__pass_concat_inplace(lg__graph *ir);
 LG_INTERNAL lg_status lg__pass_plan_memory(lg__graph *ir);
 LG_INTERNAL lg_status lg__pass_create_kernels(lg__graph *ir);
 

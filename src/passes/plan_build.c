@@ -79,10 +79,20 @@ static lg_status place_io(lg__graph *ir, lg_plan *p) {
     /* Intermediates the memory planner did not place (pass skipped). */
     p->arena_bytes = ir->arena_bytes;
     for (int i = 0; i < ir->nsched; i++) {
-        lg__cvalue *val = &ir->vals[ir->nodes[ir->sched[i]].out];
+        lg_value v = lg__ir_home_root(ir, ir->nodes[ir->sched[i]].out, NULL);
+        lg__cvalue *val = &ir->vals[v];
         if (val->place.base >= 0) continue;
         val->place = (lg__place){0, p->arena_bytes};
         p->arena_bytes += ((int64_t)lg_md_size(&val->md) + 63) / 64 * 64;
+    }
+    /* Values placed inside another's buffer (concat_inplace). */
+    for (int v = 0; v < ir->nvals; v++) {
+        if (!ir->vals[v].homed) continue;
+        int64_t off;
+        lg__place at = ir->vals[lg__ir_home_root(ir, v, &off)].place;
+        if (at.base < 0)
+            return lg__error(LG_RUNTIME_ERROR, where, "value %d lives in a value with no place", v);
+        ir->vals[v].place = (lg__place){at.base, at.offset + off};
     }
     return LG_OK;
 }
@@ -233,6 +243,14 @@ static void fill_stats(const lg__graph *ir, lg_plan *p) {
     s->arena_bytes = p->arena_bytes;
     s->model_cost = ir->model_cost;
     s->exact = ir->exact;
+    if (!ir->exact) snprintf(s->inexact_reason, sizeof s->inexact_reason, "%s", ir->inexact);
+    s->model_cost_bound = ir->exact ? ir->model_cost
+                          : ir->cost_gap >= 0 && ir->model_cost > ir->cost_gap
+                              ? ir->model_cost - ir->cost_gap
+                              : 0;
+    s->views = ir->views;
+    s->copy_steps_removed = ir->copy_steps_removed;
+    s->copy_bytes_removed = ir->copy_bytes_removed;
     for (int i = 0; i < ir->nsched; i++) s->fused_steps += ir->nodes[ir->sched[i]].npost > 0;
     for (int i = 0; i < p->nsteps; i++) {
         const lg_kernel *k = p->steps[i].kernel;

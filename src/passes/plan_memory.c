@@ -12,6 +12,11 @@
  * whose result takes the sum source's buffer when that value dies there and
  * is not also read as src/weights/bias. A new buffer goes into the lowest
  * gap between live buffers that fits it (first fit), 64-byte aligned.
+ * Values concat_inplace placed inside another value's buffer (homes) share
+ * it: the buffer is allocated when the first of them is produced and lives
+ * until the last of them is read, and no node writes in place over a
+ * shared buffer or into a homed value; only buffers' owners (roots) are
+ * placed here, the plan builder places the rest from their homes.
  * Optional: without it the plan builder gives every intermediate its own
  * region (no reuse, no in place; fused sums then copy their source). */
 #include "passes/passes.h"
@@ -56,8 +61,18 @@ static bool in_arena(const lg__graph *ir, lg_value v) {
     return ir->vals[v].kind == LG_VAL_NODE && !lg__ir_is_output(ir, v);
 }
 
-/* The value whose buffer node's result may take (in place), or -1. */
-static int inplace_source(const lg__graph *ir, const lg__cnode *node, const int *last, int pos) {
+/* Shared state of one planning: per value, the value whose buffer holds it
+ * (root, itself unless concat_inplace placed it inside another), whether
+ * other values live in its buffer (shared) and the last schedule position
+ * at which its buffer must still exist (end). */
+typedef struct regions {
+    int *root, *end;
+    bool *shared;
+} regions;
+
+/* The value whose buffer node's result may take (in place), or -1. A
+ * buffer other values share, or a value placed inside another, never. */
+static int inplace_source(const lg__graph *ir, const lg__cnode *node, const regions *rg, int pos) {
     lg_value w;
     const lg__node_ops *ops = lg__node_ops_of(node->kind);
     bool view = false;
@@ -74,7 +89,7 @@ static int inplace_source(const lg__graph *ir, const lg__cnode *node, const int 
         w = node->in[0];
     else
         return -1;
-    if (!in_arena(ir, w) || last[w] != pos) return -1;
+    if (!in_arena(ir, w) || rg->root[w] != (int)w || rg->shared[w] || rg->end[w] != pos) return -1;
     if (!view && !lg_md_equal(&ir->vals[w].md, &ir->vals[node->out].md)) return -1;
     lg_value vs[LG_NODE_MAX_IN + 1];
     int k = lg__ir_reads(node, vs), seen = 0;
@@ -82,37 +97,56 @@ static int inplace_source(const lg__graph *ir, const lg__cnode *node, const int 
     return seen == 1 ? (int)w : -1;
 }
 
-static lg_status plan(lg__graph *ir, planner *pl, int *last, int *buf_of, buffer **order) {
-    for (int v = 0; v < ir->nvals; v++) last[v] = -1, buf_of[v] = -1;
-    for (int i = 0; i < ir->nsched; i++) {
-        lg_value vs[LG_NODE_MAX_IN + 1];
-        int k = lg__ir_reads(&ir->nodes[ir->sched[i]], vs);
-        for (int j = 0; j < k; j++) last[vs[j]] = i;
+/* Fill rg: every value's root, and each root's last schedule position
+ * over everything its buffer holds. */
+static void find_regions(const lg__graph *ir, const regions *rg) {
+    for (int v = 0; v < ir->nvals; v++) {
+        rg->root[v] = (int)lg__ir_home_root(ir, v, NULL);
+        rg->end[v] = -1;
+        rg->shared[v] = false;
     }
     for (int i = 0; i < ir->nsched; i++) {
         const lg__cnode *node = &ir->nodes[ir->sched[i]];
-        lg_value o = node->out;
-        int end = last[o] > i ? last[o] : i;
-        if (in_arena(ir, o)) {
-            int w = inplace_source(ir, node, last, i);
+        lg_value vs[LG_NODE_MAX_IN + 1];
+        int k = lg__ir_reads(node, vs);
+        for (int j = 0; j < k; j++) {
+            int r = rg->root[vs[j]];
+            if (i > rg->end[r]) rg->end[r] = i;
+        }
+        int r = rg->root[node->out];
+        if (i > rg->end[r]) rg->end[r] = i;
+    }
+    for (int v = 0; v < ir->nvals; v++)
+        if (rg->root[v] != v) rg->shared[rg->root[v]] = true;
+}
+
+static lg_status plan(lg__graph *ir, planner *pl, const regions *rg, int *buf_of, buffer **order) {
+    find_regions(ir, rg);
+    for (int v = 0; v < ir->nvals; v++) buf_of[v] = -1;
+    for (int i = 0; i < ir->nsched; i++) {
+        const lg__cnode *node = &ir->nodes[ir->sched[i]];
+        int r = rg->root[node->out];
+        if (in_arena(ir, r) && buf_of[r] < 0) {
+            int w = r == (int)node->out && !rg->shared[r] ? inplace_source(ir, node, rg, i) : -1;
             if (w >= 0) {
                 buffer *b = &pl->bufs[buf_of[w]];
-                buf_of[o] = buf_of[w];
-                if (end > b->last) b->last = end;
+                buf_of[r] = buf_of[w];
+                if (rg->end[r] > b->last) b->last = rg->end[r];
             } else {
-                int64_t size = ((int64_t)lg_md_size(&ir->vals[o].md) + 63) / 64 * 64;
+                int64_t size = ((int64_t)lg_md_size(&ir->vals[r].md) + 63) / 64 * 64;
                 buffer *b = &pl->bufs[pl->nbufs];
                 b->offset = first_fit(pl, order, size);
                 b->size = size;
-                b->last = end;
+                b->last = rg->end[r];
                 b->live = true;
                 if (b->offset + size > pl->top) pl->top = b->offset + size;
-                buf_of[o] = pl->nbufs++;
+                buf_of[r] = pl->nbufs++;
             }
         }
         for (int b = 0; b < pl->nbufs; b++)
             if (pl->bufs[b].live && pl->bufs[b].last <= i) pl->bufs[b].live = false;
     }
+    /* Roots only: the plan builder places what lives inside them. */
     for (int v = 0; v < ir->nvals; v++)
         if (buf_of[v] >= 0) {
             ir->vals[v].place.base = 0;
@@ -125,14 +159,18 @@ static lg_status plan(lg__graph *ir, planner *pl, int *last, int *buf_of, buffer
 lg_status lg__pass_plan_memory(lg__graph *ir) {
     planner pl = {0};
     pl.bufs = lg__calloc((size_t)ir->nsched + 1, sizeof *pl.bufs);
-    int *last = lg__malloc((size_t)ir->nvals * sizeof *last);
-    int *buf_of = lg__malloc((size_t)ir->nvals * sizeof *buf_of);
+    size_t nv = (size_t)ir->nvals + 1;
+    regions rg = {lg__malloc(nv * sizeof(int)), lg__malloc(nv * sizeof(int)),
+                  lg__malloc(nv * sizeof(bool))};
+    int *buf_of = lg__malloc(nv * sizeof *buf_of);
     buffer **order = lg__malloc(((size_t)ir->nsched + 1) * sizeof *order);
-    lg_status s = pl.bufs && last && buf_of && order
-                      ? plan(ir, &pl, last, buf_of, order)
+    lg_status s = pl.bufs && rg.root && rg.end && rg.shared && buf_of && order
+                      ? plan(ir, &pl, &rg, buf_of, order)
                       : LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "cannot allocate the memory planner");
     lg__free(pl.bufs);
-    lg__free(last);
+    lg__free(rg.root);
+    lg__free(rg.end);
+    lg__free(rg.shared);
     lg__free(buf_of);
     lg__free((void *)order);
     return s;

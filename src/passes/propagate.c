@@ -11,6 +11,8 @@
 #include "passes/cost_model.h"
 #include "passes/passes.h"
 
+#include <stdio.h>
+
 static const struct {
     const char *name;
     lg__strategy_fn fn;
@@ -76,6 +78,8 @@ static lg_status check_concrete(const lg__graph *ir, const char *strategy) {
 
 lg_status lg__pass_propagate_layouts(lg__graph *ir) {
     if (ir->user_strategy) {
+        ir->cost_gap = -1;
+        snprintf(ir->inexact, sizeof ir->inexact, "a user strategy: not proven minimal");
         LG_CHECK(lg__propagate_user(ir));
         LG_CHECK(check_concrete(ir, "user"));
         ir->model_cost = lg__cost_assignment(ir);
@@ -84,6 +88,10 @@ lg_status lg__pass_propagate_layouts(lg__graph *ir) {
     if ((unsigned)ir->strategy >= sizeof strategies / sizeof strategies[0])
         return LG_COMPILE_ERROR(LG_INVALID_ARGUMENT, "strategy %d is not an lg_strategy",
                                 (int)ir->strategy);
+    ir->cost_gap = -1;
+    if (ir->strategy != LG_STRATEGY_OPTIMAL)
+        snprintf(ir->inexact, sizeof ir->inexact, "strategy %s does not minimise the model",
+                 strategies[ir->strategy].name);
     LG_CHECK(strategies[ir->strategy].fn(ir));
     LG_CHECK(check_concrete(ir, strategies[ir->strategy].name));
     ir->model_cost = lg__cost_assignment(ir);

@@ -11,6 +11,8 @@
 #include "passes/layout_space.h"
 #include "passes/passes.h"
 
+#include <stdio.h>
+
 lg_status lg__propagate_optimal(lg__graph *ir) {
     lg__layout_space s;
     LG_CHECK(lg__layout_space_build(ir, &s));
@@ -22,6 +24,8 @@ lg_status lg__propagate_optimal(lg__graph *ir) {
             lg__verbose_printf("lgraph: optimal: %s; using the greedy assignment\n", s.why);
         lg__layout_space_apply(ir, &s, s.start); /* all GREEDY */
         ir->exact = false;
+        snprintf(ir->inexact, sizeof ir->inexact,
+                 "layout space not built (%s): GREEDY's assignment", s.why);
     } else if (st == LG_OK) {
         lg__solver_problem p = {.nvars = s.nvars + s.naux,
                                 .ncand = s.ncand,
@@ -35,6 +39,13 @@ lg_status lg__propagate_optimal(lg__graph *ir) {
         if (st == LG_OK) {
             lg__layout_space_apply(ir, &s, choice);
             ir->exact = r.exact;
+            ir->cost_gap = r.cost - r.lower_bound;
+            if (!r.exact)
+                snprintf(ir->inexact, sizeof ir->inexact,
+                         "solver fallback: %d of %d variables too wide for exact elimination "
+                         "(tables of %lld entries, %lld entries of work)",
+                         r.core, p.nvars, (long long)lim.max_table_entries,
+                         (long long)lim.max_work);
             if (lg__verbose())
                 lg__verbose_printf("lgraph: optimal: %d variables, cost %.6g, %s (%s)\n", s.nvars,
                                    r.cost, r.exact ? "exact" : "not proven exact", r.method);

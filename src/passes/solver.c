@@ -79,6 +79,9 @@ static const char *const method_exact[2] = {"variable elimination (min-fill orde
                                             "variable elimination (min-weight order)"};
 static const char method_fallback[] =
     "fallback: partial variable elimination + local search (ICM + exact block moves)";
+static const char method_bound[] =
+    "fallback: partial variable elimination + local search (ICM + exact block moves), "
+    "proven minimal by its lower bound";
 
 /* Solve into r->choice; the caller frees the arena. */
 static lg_status solve_in(const lg__solver_problem *p, const lg__solver_limits *lim,
@@ -126,9 +129,15 @@ static lg_status solve_in(const lg__solver_problem *p, const lg__solver_limits *
         ccand[i] = p->ncand[pl.core[i]];
         if (cstart) cstart[i] = lim->start[pl.core[i]];
     }
+    r->lower_bound = e.constant;
+    r->core = nc;
     for (int t = 0; t < e.ntabs; t++) {
         if (!e.alive[t]) continue;
         const lg__sv_tab *src = &e.tabs[t];
+        double lo = INFINITY;
+        for (int64_t k = 0; k < src->size; k++)
+            if (src->v[k] < lo) lo = src->v[k];
+        if (src->size) r->lower_bound += lo;
         int *vars = lg__sv_alloc(a, (size_t)src->n, sizeof(int));
         if (!vars) return LG_OUT_OF_MEMORY;
         for (int k = 0; k < src->n; k++) vars[k] = g2c[src->vars[k]];
@@ -170,6 +179,8 @@ lg_status lg__solver_solve(const lg__solver_problem *p, const lg__solver_limits 
                 return lg__error(LG_INVALID_ARGUMENT, "lg_graph_compile",
                                  "start[%d] = %d not in [0, %d)", v, l.start[v], p->ncand[v]);
     r->cost = INFINITY;
+    r->lower_bound = 0;
+    r->core = 0;
     r->exact = false;
     r->work = 0;
     r->method = method_fallback;
@@ -196,6 +207,13 @@ lg_status lg__solver_solve(const lg__solver_problem *p, const lg__solver_limits 
             memcpy(r->choice, l.start, (size_t)p->nvars * sizeof(int));
             r->cost = sc;
         }
+    }
+    if (r->exact || r->lower_bound > r->cost) r->lower_bound = r->cost;
+    /* The fallback's answer reaches the lower bound (to rounding: the two
+     * sums add the same entries in other orders): it is the minimum. */
+    if (!r->exact && r->cost - r->lower_bound <= 1e-12 * r->cost) {
+        r->exact = true;
+        r->method = method_bound;
     }
     if (lg__verbose())
         lg__verbose_printf("lgraph_verbose,solver,%s,vars=%d,factors=%d,exact=%d,cost=%g,"

@@ -80,9 +80,16 @@ typedef struct lg__solver_limits {
 typedef struct lg__solver_result {
     int *choice;        /* the chosen candidate of each variable */
     double cost;        /* lg__solver_cost of choice */
-    bool exact;         /* true: proven minimal (no fallback was needed) */
+    bool exact;         /* true: proven minimal (no fallback, or it reached lower_bound) */
     int64_t work;       /* table entries touched, for reporting */
     const char *method; /* a static description of the method that produced choice */
+    /* A proven lower bound of the minimum (cost when exact): in the
+     * fallback, the exactly eliminated part's minimum plus each remaining
+     * table's smallest entry. The minimum lies in [lower_bound, cost]; when
+     * the fallback's cost reaches the bound (to a relative 1e-12) the
+     * result is proven minimal and exact is true. */
+    double lower_bound;
+    int core; /* variables left to the fallback (0 when exact) */
 } lg__solver_result;
 
 /* Fill *lim with the defaults listed in lg__solver_limits. */

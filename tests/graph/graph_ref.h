@@ -256,4 +256,22 @@ static inline void run_plan(const lg_plan *p, int nin, const char *const *in_nam
     for (int i = 0; i < nin; i++) free(bi[i].data);
 }
 
+/* A 1x1 conv src -> oc channels with random weights (kept in *w). */
+static inline lg_value add_conv1x1(lg_graph *g, lg_value src, int64_t ic, int64_t oc, lg_rng *r,
+                                   tensor *w) {
+    int64_t wd[4] = {oc, ic, 1, 1};
+    *w = t_rand(4, wd, r, -0.5f, 0.5f);
+    lg_md wm = md_tag(4, wd, "oihw");
+    void *wb = t_pack(w, &wm);
+    lg_value wv, y;
+    static int count;
+    char name[32];
+    snprintf(name, sizeof name, "w%d", count++);
+    cr_assert_eq(lg_graph_add_constant(g, name, &wm, wb, &wv), LG_OK, "%s", lg_last_error());
+    free(wb);
+    lg_conv_params p = {.strides = {1, 1}, .groups = 1};
+    cr_assert_eq(lg_graph_add_conv(g, src, wv, LG_NO_VALUE, &p, &y), LG_OK, "%s", lg_last_error());
+    return y;
+}
+
 #endif /* LG_TESTS_GRAPH_REF_H */

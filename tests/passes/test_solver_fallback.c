@@ -151,6 +151,9 @@ Test(solver_fallback, random_dags_never_worse_than_start) {
             cr_assert_eq(res.cost, lg__solver_cost(&t.p, ch));
             cr_assert_geq(res.cost, bcost, "seed %d: below the true minimum", seed);
             if (l.start) cr_assert_leq(res.cost, scost, "seed %d: worse than the start", seed);
+            /* The stated bound holds: lower_bound <= the true minimum. */
+            cr_assert_leq(res.lower_bound, bcost + 1e-9 * fabs(bcost),
+                          "seed %d: bound %g above the minimum %g", seed, res.lower_bound, bcost);
             if (res.exact) {
                 cr_assert_eq(res.cost, bcost, "seed %d: exact but not minimal", seed);
             } else {
