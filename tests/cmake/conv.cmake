@@ -4,3 +4,5 @@ lg_add_test(primitives_conv SOURCES primitives/test_conv.c)
 if(LG_DNNL_FOUND)
   lg_add_test(primitives_conv_dnnl DNNL SOURCES primitives/test_conv_dnnl.c)
 endif()
+# The pointwise (1x1) path against the truth under every ISA cap.
+lg_add_test(primitives_conv_pw SOURCES primitives/test_conv_pw.c)
