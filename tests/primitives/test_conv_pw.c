@@ -3,7 +3,7 @@
  * random problems: channel-blocked 8 / 16 and channels-last src and dst
  * (mixed too), strides 1 and 2, N 1..3, channel counts off the block,
  * spatial 1x1 .. 30x30, 1D / 3D, every epilogue kind (none, relu, sum,
- * sum + relu in registers; other chains through the buffer), reduction
+ * sum + relu, clip in registers; other chains through the buffer), reduction
  * blocks (more input channels than one weight panel), the stack fallback
  * when no pack buffer is free, under every ISA cap this CPU has; and that
  * the pw path is the one taken where it applies. Padding lanes of a blocked
@@ -39,7 +39,7 @@ static const char *tagx(char *buf, const char *pattern, int nsp) {
     return buf;
 }
 
-/* Post-op chains: in registers (0..4), through the buffer (5..9). */
+/* Post-op chains: in registers (0..5), through the buffer (6..9). */
 static int set_chain(cprob *p, int which) {
     static const cpost chains[][3] = {
         {{0}},

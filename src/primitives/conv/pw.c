@@ -7,6 +7,7 @@
 
 int lg__conv_pw_off;
 int lg__conv_pw_nobuf;
+int lg__conv_pw_nopf;
 
 /* Pixels per tile for 1..4 blocks (the ISA files instantiate these). */
 static const int urmax16[LG_CONV_PW_MAX_NB + 1] = {0, 16, 12, 8, 6};
@@ -143,6 +144,8 @@ bool lg__conv_pw_plan(const lg__conv_kernel *c, int vl, lg__conv_pw **out, bool 
     const lg__post_op *po = pd->post;
     bool relu0 = pd->npost > 0 && po[pd->npost - 1].kind == LG_POST_ELTWISE &&
                  po[pd->npost - 1].alg == LG_ELTWISE_RELU && po[pd->npost - 1].alpha == 0;
+    bool clip = pd->npost == 1 && po[0].kind == LG_POST_ELTWISE &&
+                (po[0].alg == LG_ELTWISE_CLIP || po[0].alg == LG_ELTWISE_CLIP_V2);
     bool sum0 = pd->npost > 0 && po[0].kind == LG_POST_SUM, late_sum = false;
     for (int i = 1; i < pd->npost; i++) late_sum = late_sum || po[i].kind == LG_POST_SUM;
     int epi = pd->npost == 0                    ? LG_PW_EPI_NONE
@@ -164,6 +167,8 @@ bool lg__conv_pw_plan(const lg__conv_kernel *c, int vl, lg__conv_pw **out, bool 
     d->vl = vl;
     d->epi = epi;
     d->sum_scale = sum0 ? po[0].scale : 0;
+    d->clip_lo = clip ? po[0].alpha : 0;
+    d->clip_hi = clip ? po[0].beta : 0;
     for (int i = 0; i < pd->npost; i++) {
         if (po[i].kind != LG_POST_ELTWISE) continue;
         d->epd[i].alg = po[i].alg;

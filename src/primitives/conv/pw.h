@@ -33,8 +33,8 @@
  * that the threads get equal work (at N = 1 on 7x7 the output channels are
  * split instead of the 49 pixels).
  *
- * Epilogue: bias is the accumulators' initial value; relu(alpha = 0), sum
- * and sum + relu run in registers (a sum spanning several reduction blocks
+ * Epilogue: bias is the accumulators' initial value; relu(alpha = 0), clip
+ * (relu6), sum and sum + relu run in registers (a sum spanning several reduction blocks
  * enters with the first one); any other chain runs through a tile buffer
  * (sums from dst, eltwise by the ISA's eltwise kernel) over one reduction
  * block. The padding lanes of a blocked dst's last block are stored as
@@ -51,7 +51,14 @@
 #define LG_CONV_PW_MAX_NB 4
 
 /* Epilogue kinds. */
-enum { LG_PW_EPI_NONE, LG_PW_EPI_RELU, LG_PW_EPI_SUM, LG_PW_EPI_SUM_RELU, LG_PW_EPI_GEN };
+enum {
+    LG_PW_EPI_NONE,
+    LG_PW_EPI_RELU,
+    LG_PW_EPI_SUM,
+    LG_PW_EPI_SUM_RELU,
+    LG_PW_EPI_CLIP, /* one clip (relu6): min(max(v, alpha), beta) */
+    LG_PW_EPI_GEN
+};
 
 /* A chunk: nb output channel blocks b0 .. b0 + nb - 1, tiles of up to ur
  * pixels; when partial, its last block holds only nlast channels (the end
@@ -66,7 +73,8 @@ typedef struct lg__conv_pw {
     int vl;
     int epi; /* LG_PW_EPI_* */
     float sum_scale;
-    int pack; /* pixel blocks are packed (else the blocked src is read in place) */
+    float clip_lo, clip_hi; /* LG_PW_EPI_CLIP */
+    int pack;               /* pixel blocks are packed (else the blocked src is read in place) */
     /* src: image step, spatial steps (d, h, w) of one input pixel, step of
      * one channel block (blocked: its plane; channels-last: VL), whether a
      * channel block is a full vector in memory (blocked). */
@@ -107,6 +115,7 @@ LG_INTERNAL extern int lg__conv_pw_off;
 /* Test hook: while nonzero, executions claim no pack buffer (as when every
  * buffer is taken) and pack one tile at a time on their stack. */
 LG_INTERNAL extern int lg__conv_pw_nobuf;
+LG_INTERNAL extern int lg__conv_pw_nopf;
 
 /* Run items [lo, hi) of the plan (one thread's share). */
 typedef void (*lg__conv_pw_fn)(const lg__conv_pw *d, int64_t lo, int64_t hi, const float *src,

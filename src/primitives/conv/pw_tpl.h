@@ -3,7 +3,8 @@
  * pw_avx512.c after they define:
  *   VL, vec, vmask, PW_NBMAX, PW_URMAX, PW_TILE_LIST(X) (X(nb, ur) for every
  *   instantiated tile), VZERO(), VLOAD(p), VSTORE(p, v), VBCAST(p),
- *   VFMA(a, b, c), VADD(a, b), VMUL(a, b), VSET1(x), VMAX0(v), VMASK(lo, hi)
+ *   VFMA(a, b, c), VADD(a, b), VMUL(a, b), VSET1(x), VMAX0(v), VMAX(a, b) and
+ *   VMIN(a, b) (x86 semantics: the second operand when unordered), VMASK(lo, hi)
  *   (lanes [lo, hi)), VMASKZ_LOAD(m, p), VMASK_STORE(p, m, v), VMASKZ(m, v),
  *   ELT_F32 (the ISA's eltwise f32 kernel) and FN(name). */
 #include <stdint.h>
@@ -25,13 +26,23 @@ typedef struct pw_tile {
     float *dst;        /* the tile's first pixel, the chunk's first block */
     int64_t klen;      /* channels of the reduction block */
     int kfirst, klast;
+    int64_t pf; /* prefetch the source this many floats ahead (the next tile), or 0 */
 } pw_tile;
+
+/* Keep v in a register: the weight vectors are loaded once per channel and
+ * used by every pixel of the tile (folded into each FMA as a memory operand
+ * they cost NB x UR loads per channel instead of NB; 3 x 4 then waits on
+ * the load ports). */
+#define PW_REG(v) __asm__("" : "+v"(v))
 
 /* One input channel i of a channel block for the whole tile. */
 #define PW_STEP(i)                                                                                 \
     do {                                                                                           \
         vec w_[PW_NBMAX];                                                                          \
-        _Pragma("GCC unroll 4") for (int j = 0; j < NB; j++) w_[j] = VLOAD(w + j * wob + (i)*VL);  \
+        _Pragma("GCC unroll 4") for (int j = 0; j < NB; j++) {                                     \
+            w_[j] = VLOAD(wj[j] + (i)*VL);                                                         \
+            PW_REG(w_[j]);                                                                         \
+        }                                                                                          \
         _Pragma("GCC unroll 16") for (int p = 0; p < UR; p++) {                                    \
             vec b_ = VBCAST(s + p * VL + (i));                                                     \
             _Pragma("GCC unroll 4") for (int j = 0; j < NB; j++) acc[j][p] =                       \
@@ -112,11 +123,20 @@ PW_AI void pw_body(const pw_tile *t, const int NB, const int UR) {
 #pragma GCC unroll 16
             for (int p = 0; p < UR; p++) acc[j][p] = PW_LD(j, p);
     }
-    const float *s = t->src, *w = t->wei;
+    const float *s = t->src, *wj[PW_NBMAX];
+#pragma GCC unroll 4
+    for (int j = 0; j < NB; j++) wj[j] = t->wei + j * wob;
     int64_t k = t->klen;
-    for (; k >= VL; k -= VL, s += scb, w += VL * VL) {
+    for (; k >= VL; k -= VL, s += scb) {
+        if (t->pf) { /* the next tile's source, from memory on the first chunk */
+#pragma GCC unroll 16
+            for (int p = 0; p < UR * VL; p += 16)
+                _mm_prefetch((const char *)(s + t->pf + p), _MM_HINT_T0);
+        }
 #pragma GCC unroll 16
         for (int i = 0; i < VL; i++) PW_STEP(i);
+#pragma GCC unroll 4
+        for (int j = 0; j < NB; j++) wj[j] += VL * VL;
     }
     for (int64_t i = 0; i < k; i++) PW_STEP(i);
     if (!t->klast) {
@@ -140,7 +160,14 @@ PW_AI void pw_body(const pw_tile *t, const int NB, const int UR) {
         FN(pw_epi_general)(t, NB, UR, buf, sum0);
         return;
     }
-    if (d->epi == LG_PW_EPI_RELU || d->epi == LG_PW_EPI_SUM_RELU) {
+    if (d->epi == LG_PW_EPI_CLIP) { /* as the reference: x > lo ? x : lo, then s > hi ? hi : s */
+        const vec lo = VSET1(d->clip_lo), hi = VSET1(d->clip_hi);
+#pragma GCC unroll 4
+        for (int j = 0; j < NB; j++)
+#pragma GCC unroll 16
+            for (int p = 0; p < UR; p++)
+                pw_store(PW_DST(j, p), VMIN(hi, VMAX(acc[j][p], lo)), j == pj, cl, pm);
+    } else if (d->epi == LG_PW_EPI_RELU || d->epi == LG_PW_EPI_SUM_RELU) {
 #pragma GCC unroll 4
         for (int j = 0; j < NB; j++)
 #pragma GCC unroll 16
@@ -202,7 +229,7 @@ static void FN(pw_pack)(const lg__conv_pw *d, const float *src, int64_t q0, int6
  * most ch->ur), src addressed from pixel a. */
 static void FN(pw_tiles_run)(pw_tile *t, const lg__conv_pw_chunk *ch, int64_t a, int64_t b,
                              const float *src_a, float *dst_n, int64_t k0, const float *wei,
-                             const float *bias) {
+                             const float *bias, int pf) {
     const lg__conv_pw *d = t->d;
     int64_t m = b - a, nt = (m + ch->ur - 1) / ch->ur;
     if (nt < 1) return;
@@ -215,6 +242,7 @@ static void FN(pw_tiles_run)(pw_tile *t, const lg__conv_pw_chunk *ch, int64_t a,
     for (int64_t i = 0; i < nt; i++) {
         int64_t u = base + (i < extra);
         t->src = src_a + (p - a) * VL;
+        t->pf = pf && i + 1 < nt ? u * VL : 0;
         t->dst = dst_n + p * d->d_p + ch->b0 * d->d_cb;
         (i < extra ? fn1 : fn0)(t);
         p += u;
@@ -258,7 +286,9 @@ void FN(lg__conv_pw)(const lg__conv_pw *d, int64_t lo, int64_t hi, const float *
                 t.kfirst = kb == 0;
                 t.klast = kb == d->nkb - 1;
                 for (int64_t c = c0; c < c1; c++)
-                    FN(pw_tiles_run)(&t, &d->chunks[c], q0, q1, sa, dn, k0, wei, bias);
+                    FN(pw_tiles_run)
+                    (&t, &d->chunks[c], q0, q1, sa, dn, k0, wei, bias,
+                     !d->pack && c == c0 && !lg__conv_pw_nopf);
             }
         }
     }
