@@ -126,7 +126,6 @@ int main(int argc, char **argv) {
     const char *filter = argc > 2 ? argv[2] : NULL;
     if (pairs < 1) pairs = 1;
     CHECK(lg_kernel_cache_set_capacity(0)); /* each create builds its own kernel */
-    if (getenv("PW_NOPF")) lg__conv_pw_nopf = 1;
     int lanes = 0;
     double peak = fma_peak(&lanes);
     printf("FMA peak %.1f GFLOP/s (%d threads). Median of %d per-pair ratios [min, max].\n\n", peak,

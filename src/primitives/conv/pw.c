@@ -7,7 +7,6 @@
 
 int lg__conv_pw_off;
 int lg__conv_pw_nobuf;
-int lg__conv_pw_nopf;
 
 /* Pixels per tile for 1..4 blocks (the ISA files instantiate these). */
 static const int urmax16[LG_CONV_PW_MAX_NB + 1] = {0, 16, 12, 8, 6};

@@ -115,7 +115,6 @@ LG_INTERNAL extern int lg__conv_pw_off;
 /* Test hook: while nonzero, executions claim no pack buffer (as when every
  * buffer is taken) and pack one tile at a time on their stack. */
 LG_INTERNAL extern int lg__conv_pw_nobuf;
-LG_INTERNAL extern int lg__conv_pw_nopf;
 
 /* Run items [lo, hi) of the plan (one thread's share). */
 typedef void (*lg__conv_pw_fn)(const lg__conv_pw *d, int64_t lo, int64_t hi, const float *src,

@@ -285,10 +285,8 @@ void FN(lg__conv_pw)(const lg__conv_pw *d, int64_t lo, int64_t hi, const float *
                 t.klen = klen;
                 t.kfirst = kb == 0;
                 t.klast = kb == d->nkb - 1;
-                for (int64_t c = c0; c < c1; c++)
-                    FN(pw_tiles_run)
-                    (&t, &d->chunks[c], q0, q1, sa, dn, k0, wei, bias,
-                     !d->pack && c == c0 && !lg__conv_pw_nopf);
+                for (int64_t c = c0; c < c1; c++) FN(pw_tiles_run)
+                (&t, &d->chunks[c], q0, q1, sa, dn, k0, wei, bias, !d->pack && c == c0);
             }
         }
     }
