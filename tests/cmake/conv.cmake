@@ -6,3 +6,5 @@ if(LG_DNNL_FOUND)
 endif()
 # The pointwise (1x1) path against the truth under every ISA cap.
 lg_add_test(primitives_conv_pw SOURCES primitives/test_conv_pw.c)
+# the kxk direct and depthwise fast paths (issue 24)
+lg_add_test(primitives_conv_kxk SOURCES primitives/test_conv_kxk.c)

@@ -168,7 +168,10 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
     int64_t st3[3];
     d->s_ic = src_blk ? 1 : d->s_c;
     /* Segments of a blocked src hold channels of one block (unit step). */
-    d->src_kind = src_blk && d->s_w == vl && s->sw == 1 ? LG_CONV_SRC_BLK : LG_CONV_SRC_GEN;
+    d->src_kind = !src_blk || d->s_w != vl ? LG_CONV_SRC_GEN
+                  : s->sw == 1             ? LG_CONV_SRC_BLK
+                  : s->sw == 2             ? LG_CONV_SRC_BLK2
+                                           : LG_CONV_SRC_GEN;
     d->dst_cl = !dst_blk;
     /* weights */
     const int64_t *ws = wm->blocking.strides;
@@ -242,8 +245,17 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
     }
     /* Padded rows (direct.h), up to 4 MB per thread; segment offsets
      * cb * s_c + lane become cb * prow_c + lane. */
-    if (!d->flat && d->src_kind == LG_CONV_SRC_BLK && s->g == 1 && s->id == 1 && s->od == 1 &&
-        s->kd == 1 && (lo > 0 || hi < s->ow)) {
+    /* A plain source with channel stride 1 (nhwc) and I-blocked weights
+     * (segments of one block) takes them too: the ring holds its rows
+     * channel-blocked, so the tiles run as on a blocked source (3x3 64->64
+     * 56x56 nhwc ran at a fifth of the blocked rate through the general
+     * tiles). */
+    bool cl_src = d->src_kind == LG_CONV_SRC_GEN && !src_blk && d->s_c == 1 && i_blk &&
+                  (s->sw == 1 || s->sw == 2);
+    bool ring_ok = d->src_kind == LG_CONV_SRC_BLK || d->src_kind == LG_CONV_SRC_BLK2 || cl_src;
+    d->ring_kind = s->sw == 1 ? LG_CONV_SRC_BLK : LG_CONV_SRC_BLK2;
+    if (!d->flat && ring_ok && s->g == 1 && s->id == 1 && s->od == 1 && s->kd == 1 &&
+        (lo > 0 || hi < s->ow)) {
         int64_t rw = (s->ow - 1) * s->sw + (s->kw - 1) * s->dw + 1, nr = (s->kh - 1) * s->dh + 1;
         int64_t ncb = (s->ic + vl - 1) / vl;
         if (nr * rw * vl * ncb <= ((int64_t)1 << 20)) {
@@ -265,7 +277,8 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
                 return false;
             }
             for (int64_t q = 0; q < k; q++) {
-                int64_t cb = d->segs[q].soff / d->s_c, l0 = d->segs[q].soff % d->s_c;
+                int64_t sc = cl_src ? vl : d->s_c; /* nhwc: soff is the channel */
+                int64_t cb = d->segs[q].soff / sc, l0 = d->segs[q].soff % sc;
                 d->psegs[q] = d->segs[q];
                 d->psegs[q].soff = cb * d->prow_c + l0;
             }
@@ -325,6 +338,10 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
         d->nitems = s->n * s->g * d->npix_blk * d->nchunk;
     } else {
         d->nitems = s->n * s->g * s->od * s->oh * d->nchunk;
+        /* A group's weights past twice L2 (512 KB here; at 590 KB, 3x3
+         * 128->128 28x28 ran as fast either way) */
+        int64_t wbytes = s->icg * s->kd * s->kh * s->kw * s->ocg * (int64_t)sizeof(float);
+        d->rows_inner = d->nchunk > 1 && wbytes > (1 << 20);
     }
     *out = d;
     return true;
@@ -337,10 +354,11 @@ bool lg__conv_dw_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **out, b
     *oom = false;
     *out = NULL;
     if (s->g < 2 || s->icg != 1 || s->ocg != 1) return false;
-    if (!chan_blocked(sm, vl) || !chan_blocked(dm, vl)) return false;
-    if (sm->blocking.inner_nblks != 1 || sm->blocking.strides[1 + pd->nsp] != vl ||
-        dm->blocking.strides[1 + pd->nsp] != vl)
-        return false;
+    /* Activations channel-blocked by vl, or plain with channel stride 1
+     * (nhwc); any pixel strides. */
+    bool src_blk = chan_blocked(sm, vl), dst_blk = chan_blocked(dm, vl);
+    if (!src_blk && (sm->blocking.inner_nblks || sm->blocking.strides[1] != 1)) return false;
+    if (!dst_blk && (dm->blocking.inner_nblks || dm->blocking.strides[1] != 1)) return false;
     if (wm->blocking.inner_nblks != 1 || wm->blocking.inner_idxs[0] != 0 ||
         wm->blocking.inner_blks[0] != vl)
         return false;
@@ -355,14 +373,21 @@ bool lg__conv_dw_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **out, b
     }
     init_common(d, c, vl);
     d->dw = 1;
+    /* s_c steps one channel block of the source (vl channels of nhwc) */
+    if (!src_blk) d->s_c *= vl;
+    d->dst_cl = !dst_blk;
     int nsp = pd->nsp;
     int64_t st3[3];
     spatial_strides(wm, nsp, 3, st3);
     d->w_kd = st3[0], d->w_kh = st3[1], d->w_kw = st3[2];
-    d->dw_k3 = s->kw == 3 && s->dw == 1 && s->sw == 1;
+    d->src_kind = src_blk ? LG_CONV_SRC_BLK : LG_CONV_SRC_GEN;
+    d->rows_inner =
+        1; /* dw_tpl.h: the item order (block-inner ran nhwc 3x3 144ch 56x56 1.4x slower) */
+    d->dw_k = (s->kw == 3 || s->kw == 5) && (s->sw == 1 || s->sw == 2) && s->dw == 1;
     const int *um = vl == 16 ? urmax16 : urmax8;
+    int umax = vl == 8 && s->kw == 5 ? 10 : um[1]; /* dw_tpl.h DWLIST5 */
     d->nb = 1;
-    d->ur = even_ur(s->ow > 0 ? s->ow : 1, um[1]);
+    d->ur = even_ur(s->ow > 0 ? s->ow : 1, umax);
     d->nchunk = nob;
     for (int64_t b = 0; b < nob; b++) {
         lg__conv_chunk *ch = &d->chunks[b];
@@ -371,7 +396,8 @@ bool lg__conv_dw_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **out, b
         ch->ocb[0].c0 = b * vl;
         ch->ocb[0].nvalid = (int32_t)(s->g - b * vl < vl ? s->g - b * vl : vl);
         ch->ocb[0].woff = b * wm->blocking.strides[0];
-        ch->fast = d->epi != LG_CONV_EPI_GEN;
+        /* an nhwc dst's partial block stores masked, through the buffer */
+        ch->fast = d->epi != LG_CONV_EPI_GEN && (dst_blk || ch->ocb[0].nvalid == vl);
     }
     d->nitems = s->n * nob * s->od * s->oh;
     *out = d;

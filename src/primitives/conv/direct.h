@@ -53,9 +53,10 @@
 /* How the source is addressed in the tile kernels: a channel-blocked src
  * with unit stride along W (constant pixel steps, the channel loop of
  * whole-block segments unrolled); a plain src read with stride 2 along W (a first
- * layer: constant pixel steps; at most 2 blocks per chunk); or anything
- * else (steps from the plan). */
-enum { LG_CONV_SRC_BLK, LG_CONV_SRC_GEN, LG_CONV_SRC_PLAIN2 };
+ * layer: constant pixel steps; at most 2 blocks per chunk); a channel-blocked
+ * src read with stride 2 along W (BLK2: as BLK, pixel step 2 VL); or
+ * anything else (steps from the plan). */
+enum { LG_CONV_SRC_BLK, LG_CONV_SRC_GEN, LG_CONV_SRC_PLAIN2, LG_CONV_SRC_BLK2 };
 
 /* Epilogue kinds (see the file comment). */
 enum { LG_CONV_EPI_NONE, LG_CONV_EPI_RELU, LG_CONV_EPI_SUM, LG_CONV_EPI_SUM_RELU, LG_CONV_EPI_GEN };
@@ -90,8 +91,8 @@ typedef struct lg__conv_direct {
     int dst_cl;   /* dst plain with channel stride 1 (else blocked) */
     int nb, ur;   /* the main tile: blocks per chunk, pixels per tile */
     int flat;     /* 1x1, stride 1, no padding: pixels of an image as one row */
-    int dw;       /* the depthwise path; dw_k3 its 3-wide stride-1 dense kernel */
-    int dw_k3;
+    int dw;       /* the depthwise path; dw_k its dense 3- or 5-wide stride-1/2 tiles */
+    int dw_k;
     /* Reduction blocks of the flat path: when kseg > 0, the segments run
      * kseg at a time over all tiles of a pixel block (so the weights of a
      * block stay in L1), partial sums kept in dst between blocks; only for
@@ -117,6 +118,12 @@ typedef struct lg__conv_direct {
     /* Work: items are (n, g, chunk, od, oh) rows, or for flat (n, g, chunk,
      * pixel block of pix_blk pixels). */
     int64_t nitems, npix_blk, pix_blk;
+    /* Rows inside chunks: items ordered (n, g, chunk, od, oh), the rows of
+     * one chunk in turn, so that its weights stay in L2 (when a group's
+     * weights do not fit there: 3x3 512->512 at 7x7 streamed all 9.4 MB
+     * from memory for each of its 7 rows); else (n, g, od, oh, chunk).
+     * Depthwise: 1, (n, block, od, oh); 0 would take (n, od, oh, block). */
+    int rows_inner;
     /* Plain stride-2 source with one segment per group and weights
      * contiguous over (kh, kw, channel): the source offset of each tap
      * (kh, kw, channel) in that order, or NULL. Interior tiles walk a row's
@@ -141,6 +148,8 @@ typedef struct lg__conv_direct {
      * end, and a thread that finds none free (more concurrent executions
      * of the kernel than rings) runs the border kernel instead. */
     int64_t prow_w, prow_n, prow_c;
+    int ring_kind; /* the tiles' source kind over the ring (BLK or BLK2; the
+                      source may be nhwc: its rows are stored blocked) */
     lg__conv_seg *psegs;
     int nring;
     int64_t ring_stride;

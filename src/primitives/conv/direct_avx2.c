@@ -40,7 +40,8 @@ static inline vmask VMASK(int lo, int hi) {
                             _mm256_cmpgt_epi32(idx, _mm256_set1_epi32(lo - 1)));
 }
 
-#define DWLIST DL_1_12
+#define DWLIST  DL_1_12
+#define DWLIST5 DL_1_10 /* 5-wide kernels: UR + 5 weights + 1 source registers */
 
 #include "primitives/conv/direct_tpl.h"
 #include "primitives/conv/dw_tpl.h"

@@ -38,7 +38,8 @@ static inline vmask VMASK(int lo, int hi) {
     return (vmask)(((1u << hi) - 1u) & ~((1u << lo) - 1u));
 }
 
-#define DWLIST DL_1_14
+#define DWLIST  DL_1_14
+#define DWLIST5 DL_1_14 /* 5-wide kernels: UR + 5 weights + 1 source registers */
 
 #include "primitives/conv/direct_tpl.h"
 #include "primitives/conv/dw_tpl.h"

@@ -32,6 +32,7 @@ typedef struct tile {
     int64_t kd0, kd1, kh0, kh1, kw0, kw1;
     int64_t ow0;          /* depthwise: the tile's first output pixel (src is the row at iw 0) */
     int kfirst, klast;    /* the tile's segments are the first / last of the reduction */
+    int mload;            /* depthwise: load the source masked to the block's channels */
     const int64_t *khoff; /* source offset of kernel row kh (d->khoff, or the padded rows') */
     int64_t pf;           /* flat: prefetch the source this many elements ahead (the next
                              tile's pixels, which come from memory: 1x1 256->64 runs 8%
@@ -239,10 +240,15 @@ AI void tile_flat(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX
 /* A tile of NB blocks x UR pixels, every tap inside the input along W. */
 AI void tile_body(const tile *t, const int NB, const int UR, const int KIND) {
     const lg__conv_direct *d = t->d;
+    const bool BLK = KIND == LG_CONV_SRC_BLK || KIND == LG_CONV_SRC_BLK2;
     const int64_t sp = KIND == LG_CONV_SRC_BLK      ? VL
+                       : KIND == LG_CONV_SRC_BLK2   ? 2 * VL
                        : KIND == LG_CONV_SRC_PLAIN2 ? 2
                                                     : d->s_w * d->s.sw;
-    const int64_t sic = KIND == LG_CONV_SRC_BLK ? 1 : d->s_ic;
+    const int64_t sic = BLK ? 1 : d->s_ic;
+    /* a kernel column step: VL pixels apart in a blocked source or the
+     * padded rows (which may hold an nhwc source's rows) */
+    const int64_t skw = BLK ? d->s.dw * VL : d->s_kw;
     vec acc[LG_CONV_MAX_NB][URMAX];
     if (t->kfirst) {
         init_acc(t, NB, UR, acc);
@@ -263,12 +269,12 @@ AI void tile_body(const tile *t, const int NB, const int UR, const int KIND) {
         for (int64_t kd = t->kd0; kd < t->kd1; kd++)
             for (int64_t kh = t->kh0; kh < t->kh1; kh++)
                 for (int64_t kw = t->kw0; kw < t->kw1; kw++) {
-                    const float *s = t->src + sg->soff + kd * d->s_kd + t->khoff[kh] + kw * d->s_kw;
+                    const float *s = t->src + sg->soff + kd * d->s_kd + t->khoff[kh] + kw * skw;
                     int64_t wo = sg->woff + kd * d->w_kd + kh * d->w_kh + kw * d->w_kw;
                     const float *wp[LG_CONV_MAX_NB];
 #pragma GCC unroll 4
                     for (int j = 0; j < NB; j++) wp[j] = t->wei + t->ch->ocb[j].woff + wo;
-                    SEG_STEPS(KIND == LG_CONV_SRC_BLK && len == VL, len);
+                    SEG_STEPS(BLK && len == VL, len);
                 }
     }
     if (!t->klast) { /* partial sums, every lane (the last block masks) */
@@ -323,7 +329,7 @@ AI void border_taps(const tile *t, const int NB, vec part[LG_CONV_MAX_NB][4]) {
 
 AI void border_body(const tile *t, const int NB, const int KIND) {
     const lg__conv_direct *d = t->d;
-    const int64_t sic = KIND == LG_CONV_SRC_BLK ? 1 : d->s_ic;
+    const int64_t sic = KIND == LG_CONV_SRC_BLK || KIND == LG_CONV_SRC_BLK2 ? 1 : d->s_ic;
     vec acc[LG_CONV_MAX_NB][URMAX], part[LG_CONV_MAX_NB][4];
     init_acc(t, NB, 1, acc);
 #pragma GCC unroll 4
@@ -393,15 +399,18 @@ TILE_FNS(0)
 TILE_FNS(1)
 TILE_FN(1, 2, URLIST1)
 TILE_FN(2, 2, URLIST2)
-_Static_assert(LG_CONV_SRC_BLK == 0 && LG_CONV_SRC_GEN == 1 && LG_CONV_SRC_PLAIN2 == 2,
+TILE_FNS(3)
+_Static_assert(LG_CONV_SRC_BLK == 0 && LG_CONV_SRC_GEN == 1 && LG_CONV_SRC_PLAIN2 == 2 &&
+                   LG_CONV_SRC_BLK2 == 3,
                "tile table order");
 
 /* ur 0 selects the border kernel; the plain stride-2 source has 1 or 2
  * blocks per chunk only. */
-static const tile_fn FN(tiles)[3][LG_CONV_MAX_NB + 1] = {
+static const tile_fn FN(tiles)[4][LG_CONV_MAX_NB + 1] = {
     {NULL, FN(tile_1_0), FN(tile_2_0), FN(tile_3_0), FN(tile_4_0)},
     {NULL, FN(tile_1_1), FN(tile_2_1), FN(tile_3_1), FN(tile_4_1)},
     {NULL, FN(tile_1_2), FN(tile_2_2), NULL, NULL},
+    {NULL, FN(tile_1_3), FN(tile_2_3), FN(tile_3_3), FN(tile_4_3)},
 };
 
 /* A mixed-radix counter over work items, innermost digit first: decoded
@@ -450,15 +459,25 @@ static void FN(fill_rows)(const lg__conv_direct *d, const float *src, int64_t n,
     const lg__conv_shape *s = &d->s;
     int64_t rw = d->prow_w, nr = d->prow_n, x0 = s->pw < rw ? s->pw : rw;
     int64_t x1 = s->pw + s->iw < rw ? s->pw + s->iw : rw;
-    for (int64_t cb = 0; cb < (s->ic + VL - 1) / VL; cb++)
+    const int64_t ps = d->s_w, ncb = (s->ic + VL - 1) / VL;
+    for (int64_t cb = 0; cb < ncb; cb++) {
+        /* a plain (nhwc) source: block cb is channels cb * VL.., its last
+         * block loaded masked (no read past the channels) */
+        const bool plain = d->src_kind == LG_CONV_SRC_GEN;
+        const bool part = plain && cb == ncb - 1 && s->ic % VL;
+        const vmask m = VMASK(0, part ? (int)(s->ic % VL) : VL);
         for (int64_t ih = ih0; ih < ih1; ih++) {
-            const float *in = src + n * d->s_n + cb * d->s_c + ih * d->s_h;
+            const float *in = src + n * d->s_n + cb * (plain ? VL : d->s_c) + ih * d->s_h;
             float *out = buf + cb * d->prow_c + ih % nr * rw * VL;
             int64_t x = 0;
             for (; x < x0; x++) VSTORE(out + x * VL, VZERO());
-            for (; x < x1; x++) VSTORE(out + x * VL, VLOAD(in + (x - s->pw) * VL));
+            if (part)
+                for (; x < x1; x++) VSTORE(out + x * VL, VMASKZ_LOAD(m, in + (x - s->pw) * ps));
+            else
+                for (; x < x1; x++) VSTORE(out + x * VL, VLOAD(in + (x - s->pw) * ps));
             for (; x < rw; x++) VSTORE(out + x * VL, VZERO());
         }
+    }
 }
 
 void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const float *src,
@@ -473,10 +492,13 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
     t.khoff = d->khoff;
     /* Items: (n, g, od, oh, chunk) rows, or (n, g, pixel block, chunk): the
      * chunks of one row or pixel block run together, while its source is
-     * in cache. */
+     * in cache; or with rows_inner (n, g, chunk, od, oh). */
     item_idx x = {.n = d->flat ? 4 : 5};
     if (d->flat) {
         int64_t e[4] = {d->nchunk, d->npix_blk, s->g, s->n};
+        memcpy(x.ext, e, sizeof e);
+    } else if (d->rows_inner) {
+        int64_t e[5] = {s->oh, s->od, d->nchunk, s->g, s->n};
         memcpy(x.ext, e, sizeof e);
     } else {
         int64_t e[5] = {d->nchunk, s->oh, s->od, s->g, s->n};
@@ -495,11 +517,13 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
         int64_t c = x.v[0], od = 0, oh = 0, pb = 0, g, n;
         if (d->flat) {
             pb = x.v[1], g = x.v[2], n = x.v[3];
+        } else if (d->rows_inner) {
+            oh = x.v[0], od = x.v[1], c = x.v[2], g = x.v[3], n = x.v[4];
         } else {
             oh = x.v[1], od = x.v[2], g = x.v[3], n = x.v[4];
         }
         t.ch = &d->chunks[g * d->nchunk + c];
-        tile_fn fn = FN(tiles)[kind][t.ch->nb];
+        tile_fn fn = FN(tiles)[pbuf ? d->ring_kind : kind][t.ch->nb];
         int umax = t.ch->ur;
         t.wei = wei + g * d->w_g;
         t.seg = d->segs + d->seg_at[g];

@@ -2,13 +2,19 @@
  * vector ISAs; included by direct_avx512.c and direct_avx2.c after
  * direct_tpl.h, whose macros, tile struct and epilogue it uses. */
 
-/* 3-wide dense stride-1 kernel: source vector q of a kernel row (input
- * pixel ow0 - pw + q) feeds output pixels q, q - 1 and q - 2 of the tile
- * through taps 0, 1 and 2; vectors outside the input are skipped. */
-AI void dw_tile_k3(const tile *t, const int UR) {
+/* A tile of UR output pixels for a dense (undilated) kernel KW wide at
+ * stride SW along W: source vector q of a kernel row (input pixel
+ * ow0 * SW - pw + q) is loaded once and feeds every output pixel p of the
+ * tile with q = p * SW + kw (stride 1: KW pixels; stride 2: the "3-wide
+ * trick", each vector feeding 1 or 2 of the 3 taps), the row's KW weight
+ * vectors in registers. CHECK: skip vectors outside the input (tiles at the
+ * row's borders); interior tiles run without a test. The pixel step is the
+ * plan's (VL for blocked, the channel count for nhwc). */
+AI void dw_tile_k(const tile *t, const int UR, const int KW, const int SW, const int CHECK) {
     const lg__conv_direct *d = t->d;
     const lg__conv_shape *s = &d->s;
-    int64_t base = t->ow0 - s->pw; /* input pixel of q = 0 */
+    const int64_t ps = d->s_w;
+    int64_t base = t->ow0 * SW - s->pw; /* input pixel of q = 0 */
     int64_t qlo = base < 0 ? -base : 0, qhi = s->iw - base;
     vec acc[LG_CONV_MAX_NB][URMAX];
     init_acc(t, 1, UR, acc);
@@ -16,24 +22,32 @@ AI void dw_tile_k3(const tile *t, const int UR) {
         for (int64_t kh = t->kh0; kh < t->kh1; kh++) {
             const float *w = t->wei + kd * d->w_kd + kh * d->w_kh;
             const float *sr = t->src + kd * d->s_kd + kh * d->s_kh;
-            vec w0 = VLOAD(w), w1 = VLOAD(w + d->w_kw), w2 = VLOAD(w + 2 * d->w_kw);
+            vec wv[5];
+#pragma GCC unroll 5
+            for (int k = 0; k < KW; k++) wv[k] = VLOAD(w + k * d->w_kw);
 #pragma GCC unroll 32
-            for (int q = 0; q < UR + 2; q++) {
-                if (q < qlo || q >= qhi) continue;
-                vec v = VLOAD(sr + (base + q) * VL);
-                if (q < UR) acc[0][q] = VFMA(v, w0, acc[0][q]);
-                if (q >= 1 && q - 1 < UR) acc[0][q - 1] = VFMA(v, w1, acc[0][q - 1]);
-                if (q >= 2 && q - 2 < UR) acc[0][q - 2] = VFMA(v, w2, acc[0][q - 2]);
+            for (int q = 0; q < (UR - 1) * SW + KW; q++) {
+                if (CHECK && (q < qlo || q >= qhi)) continue;
+                vec v = VLOAD(sr + (base + q) * ps);
+#pragma GCC unroll 5
+                for (int k = 0; k < KW; k++) {
+                    int r = q - k;
+                    if (r >= 0 && r % SW == 0 && r / SW < UR)
+                        acc[0][r / SW] = VFMA(v, wv[k], acc[0][r / SW]);
+                }
             }
         }
     epilogue(t, 1, UR, acc);
 }
 
 /* Any kernel width, stride and dilation: one load per tap, taps outside
- * the input skipped per pixel. */
+ * the input skipped per pixel; source loads masked to the block's valid
+ * channels when t->mload (an nhwc source whose last block is partial). */
 AI void dw_tile_gen(const tile *t, const int UR) {
     const lg__conv_direct *d = t->d;
     const lg__conv_shape *s = &d->s;
+    const int64_t ps = d->s_w;
+    const vmask m = VMASK(0, t->ch->ocb[0].nvalid);
     vec acc[LG_CONV_MAX_NB][URMAX];
     init_acc(t, 1, UR, acc);
     for (int64_t kd = t->kd0; kd < t->kd1; kd++)
@@ -46,7 +60,9 @@ AI void dw_tile_gen(const tile *t, const int UR) {
 #pragma GCC unroll 32
                 for (int p = 0; p < UR; p++) {
                     int64_t iw = i0 + p * s->sw;
-                    if (iw >= 0 && iw < s->iw) acc[0][p] = VFMA(VLOAD(sr + iw * VL), wv, acc[0][p]);
+                    if (iw < 0 || iw >= s->iw) continue;
+                    vec v = t->mload ? VMASKZ_LOAD(m, sr + iw * ps) : VLOAD(sr + iw * ps);
+                    acc[0][p] = VFMA(v, wv, acc[0][p]);
                 }
             }
         }
@@ -61,18 +77,36 @@ AI void dw_tile_gen(const tile *t, const int UR) {
     static void FN(F)(const tile *t, int ur) {                                                     \
         switch (ur) { LIST(F) }                                                                    \
     }
-#define DL_1_12(F)                                                                                 \
+#define DL_1_10(F)                                                                                 \
     DCASE(F, 1)                                                                                    \
     DCASE(F, 2)                                                                                    \
     DCASE(F, 3)                                                                                    \
     DCASE(F, 4)                                                                                    \
     DCASE(F, 5)                                                                                    \
     DCASE(F, 6)                                                                                    \
-    DCASE(F, 7) DCASE(F, 8) DCASE(F, 9) DCASE(F, 10) DCASE(F, 11) DCASE(F, 12)
+    DCASE(F, 7) DCASE(F, 8) DCASE(F, 9) DCASE(F, 10)
+#define DL_1_12(F) DL_1_10(F) DCASE(F, 11) DCASE(F, 12)
 #define DL_1_14(F) DL_1_12(F) DCASE(F, 13) DCASE(F, 14)
 
-DW_FN(dw_tile_k3, DWLIST)
+/* The dense tiles as (KW, SW, CHECK) instances, each switching on ur. */
+#define DW_K(KW, SW, C, LIST)                                                                      \
+    AI void dw_k##KW##s##SW##c##C(const tile *t, const int UR) {                                   \
+        dw_tile_k(t, UR, KW, SW, C);                                                               \
+    }                                                                                              \
+    DW_FN(dw_k##KW##s##SW##c##C, LIST)
+#define DW_KS(KW, SW, LIST) DW_K(KW, SW, 0, LIST) DW_K(KW, SW, 1, LIST)
+
+DW_KS(3, 1, DWLIST)
+DW_KS(3, 2, DWLIST)
+DW_KS(5, 1, DWLIST5)
+DW_KS(5, 2, DWLIST5)
 DW_FN(dw_tile_gen, DWLIST)
+
+/* [kernel 3 or 5][stride 1 or 2][check] */
+static const tile_fn FN(dw_tiles)[2][2][2] = {
+    {{FN(dw_k3s1c0), FN(dw_k3s1c1)}, {FN(dw_k3s2c0), FN(dw_k3s2c1)}},
+    {{FN(dw_k5s1c0), FN(dw_k5s1c1)}, {FN(dw_k5s2c0), FN(dw_k5s2c1)}},
+};
 
 void FN(lg__conv_dw)(const lg__conv_direct *d, int64_t lo, int64_t hi, const float *src,
                      const float *wei, const float *bias, float *dst) {
@@ -81,13 +115,27 @@ void FN(lg__conv_dw)(const lg__conv_direct *d, int64_t lo, int64_t hi, const flo
     memset(&t, 0, sizeof t);
     t.d = d;
     t.bias = bias;
-    tile_fn fn = d->dw_k3 ? FN(dw_tile_k3) : FN(dw_tile_gen);
-    item_idx x = {.n = 4, .ext = {s->oh, s->od, d->nchunk, s->n}};
+    /* the dense tiles (d->dw_k: kernel 3 or 5, stride 1 or 2, no dilation) */
+    const tile_fn *kt = d->dw_k ? FN(dw_tiles)[s->kw == 5][s->sw == 2] : NULL;
+    /* items (n, cb, od, oh), or for an nhwc source (n, od, oh, cb): the
+     * blocks of a row in turn, so that each source row comes from memory
+     * once (not once per block) */
+    item_idx x = {.n = 4};
+    if (d->rows_inner) {
+        int64_t e[4] = {s->oh, s->od, d->nchunk, s->n};
+        memcpy(x.ext, e, sizeof e);
+    } else {
+        int64_t e[4] = {d->nchunk, s->oh, s->od, s->n};
+        memcpy(x.ext, e, sizeof e);
+    }
     idx_init(&x, lo);
     for (int64_t it = lo; it < hi; it++, idx_next(&x)) {
-        int64_t oh = x.v[0], od = x.v[1], cb = x.v[2], n = x.v[3];
+        int r = d->rows_inner;
+        int64_t oh = x.v[r ? 0 : 1], od = x.v[r ? 1 : 2], cb = x.v[r ? 2 : 0], n = x.v[3];
         t.ch = &d->chunks[cb];
         t.wei = wei + t.ch->ocb[0].woff;
+        /* a partial block of a plain (nhwc) source: masked loads */
+        t.mload = d->src_kind != LG_CONV_SRC_BLK && t.ch->ocb[0].nvalid < VL;
         FN(taps)(od, s->sd, s->pd, s->dd, s->kd, s->id, &t.kd0, &t.kd1);
         FN(taps)(oh, s->sh, s->ph, s->dh, s->kh, s->ih, &t.kh0, &t.kh1);
         t.src = src + n * d->s_n + cb * d->s_c + (od * s->sd - s->pd) * d->s_d +
@@ -98,7 +146,13 @@ void FN(lg__conv_dw)(const lg__conv_direct *d, int64_t lo, int64_t hi, const flo
             int u = (int)(s->ow - ow < umax ? s->ow - ow : umax);
             t.ow0 = ow;
             t.dst = drow + ow * d->d_w;
-            fn(&t, u);
+            if (kt && !t.mload) {
+                /* interior: every source vector of the tile inside the row */
+                int64_t q0 = ow * s->sw - s->pw, q1 = q0 + (u - 1) * s->sw + s->kw;
+                kt[q0 < 0 || q1 > s->iw](&t, u);
+            } else {
+                FN(dw_tile_gen)(&t, u);
+            }
             ow += u;
         }
     }
