@@ -4,5 +4,7 @@ lg_add_test(primitives_conv SOURCES primitives/test_conv.c)
 if(LG_DNNL_FOUND)
   lg_add_test(primitives_conv_dnnl DNNL SOURCES primitives/test_conv_dnnl.c)
 endif()
+# The pointwise (1x1) path against the truth under every ISA cap.
+lg_add_test(primitives_conv_pw SOURCES primitives/test_conv_pw.c)
 # the kxk direct and depthwise fast paths (issue 24)
 lg_add_test(primitives_conv_kxk SOURCES primitives/test_conv_kxk.c)

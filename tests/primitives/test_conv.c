@@ -483,25 +483,25 @@ Test(conv, vector_paths_taken) {
     if (lg__cpu_isa_hw() >= LG_ISA_AVX512) {
         lg__cpu_set_isa_cap(LG_ISA_AVX512);
         expect_impl(&c3, any, "conv:avx512:direct");
-        expect_impl(&c1, any, "conv:avx512:1x1");
+        expect_impl(&c1, any, "conv:avx512:pw");
         expect_impl(&dw, any, "conv:avx512:dw");
         expect_impl(&first, any, "conv:avx512:direct");
         expect_impl(&shuf, any, "conv:avx512:1x1"); /* groups start inside a block */
-        expect_impl(&c58, any, "conv:avx512:1x1");
+        expect_impl(&c58, any, "conv:avx512:pw");
         expect_impl(&s2, any, "conv:avx512:direct");
         expect_impl(&c3, b8, "conv:avx2:direct");
         expect_impl(&dw, b8, "conv:avx2:direct"); /* gOIx8i8o weights: the grouped path */
         expect_impl(&c3, &cl, "conv:avx512:direct");
-        expect_impl(&c1, &cl, "conv:avx512:direct");
+        expect_impl(&c1, &cl, "conv:avx512:pw");
     }
     if (lg__cpu_isa_hw() >= LG_ISA_AVX2) {
         lg__cpu_set_isa_cap(LG_ISA_AVX2);
         expect_impl(&c3, any, "conv:avx2:direct");
-        expect_impl(&c1, any, "conv:avx2:1x1");
+        expect_impl(&c1, any, "conv:avx2:pw");
         expect_impl(&dw, any, "conv:avx2:dw");
         expect_impl(&first, any, "conv:avx2:direct");
         expect_impl(&shuf, any, "conv:avx2:1x1");
-        expect_impl(&c58, any, "conv:avx2:1x1");
+        expect_impl(&c58, any, "conv:avx2:pw");
     }
     lg__cpu_set_isa_cap(LG_ISA_SCALAR);
     expect_impl(&c3, any, "conv:ref");

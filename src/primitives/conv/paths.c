@@ -1,6 +1,8 @@
 /* The choice of path for a conv kernel and the execution dispatch.
  *
  * Paths, tried in order (impl "conv:<isa>:<path>"):
+ *  - pw: pointwise (1x1, unpadded, one group) on channel-blocked or
+ *    channels-last activations (pw.h);
  *  - dw: depthwise on channel-blocked activations (dw.h);
  *  - 1x1 / direct: the register-blocked direct convolution (direct.h), "1x1"
  *    when it walks an image's pixels as one row;
@@ -12,11 +14,12 @@
 #include "primitives/conv/conv.h"
 
 #include "primitives/conv/direct.h"
+#include "primitives/conv/pw.h"
 
 #include <omp.h>
 #include <stdio.h>
 
-enum { PATH_REF, PATH_DIRECT, PATH_EMPTY };
+enum { PATH_REF, PATH_DIRECT, PATH_EMPTY, PATH_PW };
 
 /* Multiply-adds from which all threads run. */
 #define PAR_MACS 32768
@@ -37,6 +40,15 @@ lg_status lg__conv_plan(lg__conv_kernel *c) {
     snprintf(c->impl, sizeof c->impl, "conv:ref");
     for (int vl = 16; vl >= 8; vl /= 2) {
         if ((vl == 16 && isa < LG_ISA_AVX512) || isa < LG_ISA_AVX2) continue;
+        lg__conv_pw *pw = NULL;
+        bool pw_oom = false;
+        if (lg__conv_pw_plan(c, vl, &pw, &pw_oom)) {
+            c->plan = pw;
+            c->path = PATH_PW;
+            snprintf(c->impl, sizeof c->impl, "conv:%s:pw", vl == 16 ? "avx512" : "avx2");
+            return LG_OK;
+        }
+        if (pw_oom) return LG_OUT_OF_MEMORY;
         for (int dw = 1; dw >= 0; dw--) {
             lg__conv_direct *d = NULL;
             bool oom = false;
@@ -65,6 +77,11 @@ lg_status lg__conv_plan(lg__conv_kernel *c) {
 }
 
 void lg__conv_plan_free(lg__conv_kernel *c) {
+    if (c->path == PATH_PW) {
+        lg__conv_pw_free(c->plan);
+        c->plan = NULL;
+        return;
+    }
     if (c->path == PATH_DIRECT && c->plan) lg__conv_direct_free(((direct_plan *)c->plan)->d);
     lg__free(c->plan);
     c->plan = NULL;
@@ -98,6 +115,24 @@ lg_status lg__conv_run(const lg__conv_kernel *c, const float *src, const float *
             if (lo < hi)
                 p->fn(d, lo, hi, src + c->pd.src.offset0, wei + c->pd.wei.offset0, bias,
                       dst + c->pd.dst.offset0);
+        }
+        return LG_OK;
+    }
+    case PATH_PW: {
+        const lg__conv_pw *d = c->plan;
+        int64_t macs = 1; /* saturates: only compared with PAR_MACS */
+        const int64_t f[3] = {s->n * d->npix, s->oc, s->ic};
+        for (int i = 0; i < 3; i++)
+            if (!lg__mul_ok(macs, f[i], &macs)) macs = INT64_MAX;
+        lg__conv_pw_fn fn = d->vl == 16 ? lg__conv_pw_avx512 : lg__conv_pw_avx2;
+        int nthr = threads_for(d->nitems, macs);
+#pragma omp parallel num_threads(nthr) if (nthr > 1)
+        {
+            int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+            int64_t lo = d->nitems * t / nt, hi = d->nitems * (t + 1) / nt;
+            if (lo < hi)
+                fn(d, lo, hi, src + c->pd.src.offset0, wei + c->pd.wei.offset0, bias,
+                   dst + c->pd.dst.offset0);
         }
         return LG_OK;
     }
