@@ -732,10 +732,45 @@ LG_API lg_status lg_graph_add_binary(lg_graph *g, lg_binary_alg alg, lg_value sr
 LG_API lg_status lg_graph_add_shuffle(lg_graph *g, lg_value src, int axis, int64_t group_size,
                                       lg_value *out);
 
-/* An explicit reorder to dst's layout and type (dst may not be "any");
- * attr (scales, zero points) may be NULL and is copied. */
+/* An explicit reorder to dst's layout and type (dst may not be "any").
+ * attr may be NULL; one that asks for scales, zero points or a sum needs
+ * their values, so it is refused here (LG_INVALID_ARGUMENT naming the
+ * missing operand): use lg_graph_add_reorder_attr. */
 LG_API lg_status lg_graph_add_reorder(lg_graph *g, lg_value src, const lg_md *dst,
                                       const lg_attr *attr, lg_value *out);
+
+/* The graph values a quantising reorder node reads besides its source. A
+ * field is LG_NO_VALUE exactly when attr does not ask for it. */
+typedef struct lg_reorder_operands {
+    lg_value src_scales, dst_scales;           /* f32, 1D, one value per index of the mask's dims */
+    lg_value src_zero_points, dst_zero_points; /* s32, 1D, likewise */
+    lg_value sum; /* dst_old of attr's sum post-op: dst's dims and type */
+} lg_reorder_operands;
+
+/*
+ * A reorder node with the reorder kernel's attributes (see lg_reorder_create):
+ *     result = (scale_src / scale_dst) * (src - zp_src) + beta * sum + zp_dst
+ * computed in f32 and converted to dst's type, each term only if attr asks
+ * for it. The scale and zero-point arrays are graph values (constants, or
+ * inputs bound at execution), 1D of (product of the dims attr's mask
+ * selects) values, row-major over those dims, f32 for scales and s32 for
+ * zero points; `sum` is a value of dst's dims and type whose contents the
+ * result adds (beta times), as a kernel with a sum post-op adds what dst
+ * held. attr and operands are copied; operands may be NULL when attr (or
+ * NULL) asks for none of them. With all of src and the arrays constant (and
+ * no sum) the node is folded at compile time with its attributes; the
+ * compiler never merges or removes a quantising reorder (int8 and bf16
+ * graphs keep their quantisation steps). Errors: LG_INVALID_ARGUMENT for
+ * NULL g / dst / out, an unknown value, dims that differ from src's, a mask
+ * naming a dim beyond ndims, an operand attr asks for that is LG_NO_VALUE
+ * (or one given that it does not ask for), an array of the wrong type or
+ * length, a sum operand of other dims or type; LG_UNIMPLEMENTED for
+ * post-ops other than one sum. lg_last_error names the function, the node
+ * and the operand.
+ */
+LG_API lg_status lg_graph_add_reorder_attr(lg_graph *g, lg_value src, const lg_md *dst,
+                                           const lg_attr *attr, const lg_reorder_operands *operands,
+                                           lg_value *out);
 
 /* ---- pooling, softmax and batch norm nodes ---- */
 

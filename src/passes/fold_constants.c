@@ -12,8 +12,10 @@
 
 #include <omp.h>
 
-/* True if every input of node is a constant. */
+/* True if every input of node is a constant and the node adds into no
+ * other value (a sum source). */
 static bool all_constant(const lg__graph *ir, const lg__cnode *node) {
+    if (node->sum_src != LG_NO_VALUE) return false;
     for (int i = 0; i < node->nin; i++)
         if (ir->vals[node->in[i]].kind != LG_VAL_CONSTANT) return false;
     return true;
@@ -26,7 +28,7 @@ static lg_status fold(lg__graph *ir, int n) {
     bool scaled_reorder = false;
     for (int i = 0; i < node->nin; i++) {
         if (!ir->vals[node->in[i]].scale) continue;
-        if (node->nin == 1 && !node->npost && lg__node_ops_of(node->kind)->in_args[0] == LG_ARG_SRC)
+        if (node->nin == 1 && !node->npost && lg__node_in_arg(&node->base, 0) == LG_ARG_SRC)
             scaled_reorder = true;
         else
             LG_CHECK(lg__ir_const_apply(ir, node->in[i]));
@@ -49,7 +51,7 @@ static lg_status fold(lg__graph *ir, int n) {
     }
     lg_arg args[LG_NODE_MAX_IN + 1];
     for (int i = 0; i < node->nin; i++)
-        args[i] = (lg_arg){ops->in_args[i], (void *)ir->vals[node->in[i]].data};
+        args[i] = (lg_arg){lg__node_in_arg(&node->base, i), (void *)ir->vals[node->in[i]].data};
     args[node->nin] = (lg_arg){LG_ARG_DST, buf};
     /* Weights are small: one thread does them in microseconds, while a
      * parallel region can wait a scheduler slice for a busy second core. */
