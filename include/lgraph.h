@@ -389,6 +389,19 @@ LG_API lg_status lg_shuffle_create(lg_kernel **k, lg_prop prop, const lg_md *md,
                                    int64_t group_size);
 
 /*
+ * The same channel shuffle reading src's layout and writing dst's (same
+ * dims and type, any concrete layouts: plain, strided, blocked with padded
+ * tails; bits moved, dst's padding zeroed): a shuffle and a reorder in one
+ * pass, which is how a compiled graph runs a shuffle next to a layout
+ * change. Equal layouts give lg_shuffle_create's kernel. Arguments as
+ * lg_shuffle_create's. LG_INVALID_ARGUMENT for NULL pointers, src or dst
+ * "any" or invalid, types or dims that differ, and lg_shuffle_create's
+ * errors; lg_last_error names the argument.
+ */
+LG_API lg_status lg_shuffle_create_layouts(lg_kernel **k, lg_prop prop, const lg_md *src,
+                                           const lg_md *dst, int axis, int64_t group_size);
+
+/*
  * Elementwise dst = f(src) with oneDNN's alpha/beta meanings. f32, bf16 and
  * f16 compute in f32; s32, s8 and u8 take relu, linear, clip, clip_v2, abs
  * and round (saturating). soft_relu with alpha 0 is LG_INVALID_ARGUMENT. dst NULL or "any" means

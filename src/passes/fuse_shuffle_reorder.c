@@ -1,5 +1,5 @@
 /* Pass "fuse_shuffle_reorder": a shuffle and a reorder next to it run as one
- * kernel that shuffles into the other layout (lg__shuffle_create_ex). Only
+ * kernel that shuffles into the other layout (lg_shuffle_create_layouts). Only
  * plain reorders (no scales, zero points or sum) take part.
  *
  *  - Before: a shuffle reading the result of a reorder (inserted or
