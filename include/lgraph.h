@@ -389,6 +389,19 @@ LG_API lg_status lg_shuffle_create(lg_kernel **k, lg_prop prop, const lg_md *md,
                                    int64_t group_size);
 
 /*
+ * The same channel shuffle reading src's layout and writing dst's (same
+ * dims and type, any concrete layouts: plain, strided, blocked with padded
+ * tails; bits moved, dst's padding zeroed): a shuffle and a reorder in one
+ * pass, which is how a compiled graph runs a shuffle next to a layout
+ * change. Equal layouts give lg_shuffle_create's kernel. Arguments as
+ * lg_shuffle_create's. LG_INVALID_ARGUMENT for NULL pointers, src or dst
+ * "any" or invalid, types or dims that differ, and lg_shuffle_create's
+ * errors; lg_last_error names the argument.
+ */
+LG_API lg_status lg_shuffle_create_layouts(lg_kernel **k, lg_prop prop, const lg_md *src,
+                                           const lg_md *dst, int axis, int64_t group_size);
+
+/*
  * Elementwise dst = f(src) with oneDNN's alpha/beta meanings. f32, bf16 and
  * f16 compute in f32; s32, s8 and u8 take relu, linear, clip, clip_v2, abs
  * and round (saturating). soft_relu with alpha 0 is LG_INVALID_ARGUMENT. dst NULL or "any" means
@@ -739,10 +752,45 @@ LG_API lg_status lg_graph_add_binary(lg_graph *g, lg_binary_alg alg, lg_value sr
 LG_API lg_status lg_graph_add_shuffle(lg_graph *g, lg_value src, int axis, int64_t group_size,
                                       lg_value *out);
 
-/* An explicit reorder to dst's layout and type (dst may not be "any");
- * attr (scales, zero points) may be NULL and is copied. */
+/* An explicit reorder to dst's layout and type (dst may not be "any").
+ * attr may be NULL; one that asks for scales, zero points or a sum needs
+ * their values, so it is refused here (LG_INVALID_ARGUMENT naming the
+ * missing operand): use lg_graph_add_reorder_attr. */
 LG_API lg_status lg_graph_add_reorder(lg_graph *g, lg_value src, const lg_md *dst,
                                       const lg_attr *attr, lg_value *out);
+
+/* The graph values a quantising reorder node reads besides its source. A
+ * field is LG_NO_VALUE exactly when attr does not ask for it. */
+typedef struct lg_reorder_operands {
+    lg_value src_scales, dst_scales;           /* f32, 1D, one value per index of the mask's dims */
+    lg_value src_zero_points, dst_zero_points; /* s32, 1D, likewise */
+    lg_value sum; /* dst_old of attr's sum post-op: dst's dims and type */
+} lg_reorder_operands;
+
+/*
+ * A reorder node with the reorder kernel's attributes (see lg_reorder_create):
+ *     result = (scale_src / scale_dst) * (src - zp_src) + beta * sum + zp_dst
+ * computed in f32 and converted to dst's type, each term only if attr asks
+ * for it. The scale and zero-point arrays are graph values (constants, or
+ * inputs bound at execution), 1D of (product of the dims attr's mask
+ * selects) values, row-major over those dims, f32 for scales and s32 for
+ * zero points; `sum` is a value of dst's dims and type whose contents the
+ * result adds (beta times), as a kernel with a sum post-op adds what dst
+ * held. attr and operands are copied; operands may be NULL when attr (or
+ * NULL) asks for none of them. With all of src and the arrays constant (and
+ * no sum) the node is folded at compile time with its attributes; the
+ * compiler never merges or removes a quantising reorder (int8 and bf16
+ * graphs keep their quantisation steps). Errors: LG_INVALID_ARGUMENT for
+ * NULL g / dst / out, an unknown value, dims that differ from src's, a mask
+ * naming a dim beyond ndims, an operand attr asks for that is LG_NO_VALUE
+ * (or one given that it does not ask for), an array of the wrong type or
+ * length, a sum operand of other dims or type; LG_UNIMPLEMENTED for
+ * post-ops other than one sum. lg_last_error names the function, the node
+ * and the operand.
+ */
+LG_API lg_status lg_graph_add_reorder_attr(lg_graph *g, lg_value src, const lg_md *dst,
+                                           const lg_attr *attr, const lg_reorder_operands *operands,
+                                           lg_value *out);
 
 /* ---- pooling, softmax and batch norm nodes ---- */
 

@@ -65,6 +65,15 @@ typedef union lg__node_params {
     } shuffle;
     struct {
         lg_md dst;
+        /* A quantising reorder (lg_graph_add_reorder_attr); all zero for a
+         * plain one (and for the reorders the compiler inserts). mask[]:
+         * src scales, dst scales, src zero points, dst zero points, -1 when
+         * absent; the arrays present are inputs 1.. in that order. */
+        bool quant;
+        int32_t mask[4];
+        bool sum; /* dst = ... + sum_beta * (value sum_src) */
+        float sum_beta;
+        lg_value sum_src;
     } reorder;
     lg_pool_params pool;
     struct {
@@ -145,6 +154,15 @@ typedef struct lg__node_ops {
     const char *name;
     /* Execution argument id of each input (conv: SRC, WEIGHTS, BIAS). */
     int in_args[LG_NODE_MAX_IN];
+    /* For kinds whose inputs depend on the node's parameters (a quantising
+     * reorder's scale and zero-point arrays): the argument id of input i.
+     * NULL: in_args[i]. Ask through lg__node_in_arg. */
+    int (*in_arg)(const lg__node *node, int i);
+    /* The value the node's kernel adds into its result (its own sum
+     * attribute: dst = ... + beta * dst_old), or LG_NO_VALUE. The compiler
+     * treats it as a fused sum's source (copied into, or sharing, the
+     * result's buffer before the step). NULL: none. */
+    lg_value (*sum_operand)(const lg__node *node);
     /* The result may take input 0's buffer (the kernel allows src == dst)
      * when input 0 has the result's md and dies at the node. */
     bool inplace;
@@ -230,6 +248,14 @@ typedef struct lg__node_ops {
 
 /* The hooks of a node kind; never NULL for a valid kind. */
 LG_INTERNAL const lg__node_ops *lg__node_ops_of(lg__node_kind kind);
+
+/* The execution argument id of node's input i (the in_arg hook, else
+ * in_args[i]). */
+LG_INTERNAL int lg__node_in_arg(const lg__node *node, int i);
+
+/* The value node's kernel accumulates into its result (sum_operand), or
+ * LG_NO_VALUE. */
+LG_INTERNAL lg_value lg__node_sum_operand(const lg__node *node);
 
 /* ---- helpers for the node files (src/graph/graph.c) ---- */
 

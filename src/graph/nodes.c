@@ -10,3 +10,13 @@ const lg__node_ops *lg__node_ops_of(lg__node_kind kind) {
     _Static_assert(sizeof table / sizeof table[0] == LG_NODE_COUNT, "nodes.def mismatch");
     return (unsigned)kind < LG_NODE_COUNT ? table[kind] : NULL;
 }
+
+int lg__node_in_arg(const lg__node *node, int i) {
+    const lg__node_ops *ops = lg__node_ops_of(node->kind);
+    return ops->in_arg ? ops->in_arg(node, i) : ops->in_args[i];
+}
+
+lg_value lg__node_sum_operand(const lg__node *node) {
+    const lg__node_ops *ops = lg__node_ops_of(node->kind);
+    return ops->sum_operand ? ops->sum_operand(node) : LG_NO_VALUE;
+}

@@ -7,8 +7,8 @@
  * read A. r1 leaves the schedule once nothing reads its result. Results are
  * unchanged (NaN payloads aside). Copies into output buffers are kept (a
  * caller's buffer must be written); a chain ending in one still merges.
- * Graph reorders carry no attributes (lg_graph_add_reorder refuses them), so
- * there are no scales or zero points to compose. Optional. */
+ * Only plain reorders take part: a quantising one (scales, zero points or a
+ * sum, lg_graph_add_reorder_attr) is left as it is. Optional. */
 #include "passes/passes.h"
 
 /* True if every value of type `from` converts to `to` exactly. */
@@ -40,7 +40,8 @@ static void replace_uses(lg__graph *ir, lg_value from, lg_value to) {
 }
 
 static bool is_reorder(const lg__graph *ir, int n) {
-    return n >= 0 && ir->nodes[n].kind == LG_NODE_REORDER && !ir->nodes[n].dead;
+    return n >= 0 && ir->nodes[n].kind == LG_NODE_REORDER && !ir->nodes[n].dead &&
+           !ir->nodes[n].p.reorder.quant;
 }
 
 /* Remove reorder r1 when nothing reads its result any more. */

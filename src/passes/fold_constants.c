@@ -19,8 +19,10 @@
 #include <omp.h>
 #include <stdlib.h>
 
-/* True if every input of node is a constant. */
+/* True if every input of node is a constant and the node adds into no
+ * other value (a sum source). */
 static bool all_constant(const lg__graph *ir, const lg__cnode *node) {
+    if (node->sum_src != LG_NO_VALUE) return false;
     for (int i = 0; i < node->nin; i++)
         if (ir->vals[node->in[i]].kind != LG_VAL_CONSTANT) return false;
     return true;
@@ -51,7 +53,7 @@ static lg_status prepare(lg__graph *ir, int n, job *j) {
     bool scaled_reorder = false;
     for (int i = 0; i < node->nin; i++) {
         if (!ir->vals[node->in[i]].scale) continue;
-        if (node->nin == 1 && !node->npost && lg__node_ops_of(node->kind)->in_args[0] == LG_ARG_SRC)
+        if (node->nin == 1 && !node->npost && lg__node_in_arg(&node->base, 0) == LG_ARG_SRC)
             scaled_reorder = true;
         else
             LG_CHECK(lg__ir_const_apply(ir, node->in[i]));
@@ -88,7 +90,7 @@ static lg_status prepare(lg__graph *ir, int n, job *j) {
         return LG_OK;
     }
     for (int i = 0; i < node->nin; i++)
-        j->args[i] = (lg_arg){ops->in_args[i], (void *)ir->vals[node->in[i]].data};
+        j->args[i] = (lg_arg){lg__node_in_arg(&node->base, i), (void *)ir->vals[node->in[i]].data};
     j->args[node->nin] = (lg_arg){LG_ARG_DST, j->buf};
     j->nargs = node->nin + 1;
     return LG_OK;

@@ -1,5 +1,6 @@
 /* Pass "fuse_shuffle_reorder": a shuffle and a reorder next to it run as one
- * kernel that shuffles into the other layout (lg__shuffle_create_ex).
+ * kernel that shuffles into the other layout (lg_shuffle_create_layouts). Only
+ * plain reorders (no scales, zero points or sum) take part.
  *
  *  - Before: a shuffle reading the result of a reorder (inserted or
  *    explicit) that nothing else reads, that is no graph output, that keeps
@@ -19,7 +20,7 @@
 
 static bool live_reorder(const lg__graph *ir, int n) {
     return n >= 0 && ir->nodes[n].kind == LG_NODE_REORDER && !ir->nodes[n].dead &&
-           lg__ir_sched_pos(ir, n) >= 0;
+           !ir->nodes[n].p.reorder.quant && lg__ir_sched_pos(ir, n) >= 0;
 }
 
 /* The scheduled node reading v (as an input), or -1; the first one. */

@@ -25,8 +25,11 @@ lg_status lg__pass_infer_shapes(lg__graph *ir) {
     if (!live) return LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "cannot allocate the reachability map");
     for (int o = 0; o < ir->nouts; o++) live[ir->outs[o].v] = true;
     for (int n = ir->nnodes - 1; n >= 0; n--)
-        if (live[ir->nodes[n].out])
-            for (int i = 0; i < ir->nodes[n].nin; i++) live[ir->nodes[n].in[i]] = true;
+        if (live[ir->nodes[n].out]) {
+            lg_value vs[LG_NODE_MAX_IN + 1];
+            int k = lg__ir_reads(&ir->nodes[n], vs);
+            for (int i = 0; i < k; i++) live[vs[i]] = true;
+        }
     lg_status s = LG_OK;
     for (int v = 0; v < ir->nvals && s == LG_OK; v++) {
         if (live[v]) continue;

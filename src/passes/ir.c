@@ -28,7 +28,7 @@ lg_status lg__ir_init(lg__graph *ir, const lg_graph *g) {
     }
     for (int n = 0; n < ir->nnodes; n++) {
         ir->nodes[n].base = g->nodes[n];
-        ir->nodes[n].sum_src = LG_NO_VALUE;
+        ir->nodes[n].sum_src = lg__node_sum_operand(&g->nodes[n]);
         ir->sched[n] = n;
     }
     ir->nsched = ir->nnodes;

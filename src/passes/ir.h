@@ -53,7 +53,8 @@ typedef struct lg__cnode {
     bool copy;                   /* a copy into an output buffer (never folded) */
     int npost;                   /* fused post-ops */
     lg__post_op post[LG_MAX_POST_OPS];
-    lg_value sum_src;  /* fused residual add's other input, or LG_NO_VALUE */
+    lg_value sum_src;  /* the value added into the result (a fused residual add's other
+                        * input, or the node's own sum operand), or LG_NO_VALUE */
     lg_kernel *kernel; /* created by the create_kernels pass */
 } lg__cnode;
 

@@ -213,7 +213,9 @@ static lg_status add_steps(lg__graph *ir, lg_plan *p, int *tid) {
         st->kernel = node->kernel;
         node->kernel = NULL;
         p->nsteps++;
-        LG_CHECK(bind_slots(p, st, ir, node->in, ops->in_args, node->nin, node->out));
+        int in_args[LG_NODE_MAX_IN];
+        for (int j = 0; j < node->nin; j++) in_args[j] = lg__node_in_arg(&node->base, j);
+        LG_CHECK(bind_slots(p, st, ir, node->in, in_args, node->nin, node->out));
         st->node_kind = node->kind;
         st->inserted = node->inserted;
         st->copy = node->copy;

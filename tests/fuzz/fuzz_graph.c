@@ -3,9 +3,10 @@
  * shuffle / reorder nodes, outputs in "any" or a given layout), with now and
  * then a deliberate mistake: a value that does not exist yet (the only way to
  * ask for a cycle), mismatched shapes or channels, a bad group, axis, tag,
- * algorithm or name. The graph is compiled with each strategy (NONE, GREEDY,
- * OPTIMAL; fusion and optional passes chosen by the bytes) and every plan is
- * executed twice on inputs packed into the layouts it reports.
+ * algorithm or name; and, on a scratch graph, calls with one parameter drawn
+ * from the sweep's extremes (INT64_MAX, negative, zero: op_extreme). The graph is compiled with
+ * each strategy (NONE, GREEDY, OPTIMAL; fusion and optional passes chosen by the bytes) and every
+ * plan is executed twice on inputs packed into the layouts it reports.
  *
  * Properties: every call the model knows to be valid succeeds and every
  * mistake is refused with LG_INVALID_ARGUMENT or LG_INVALID_GRAPH (a value of
@@ -18,6 +19,7 @@
  * LG_OUT_OF_MEMORY with a message and leak nothing (LeakSanitizer). */
 #include "fuzz/graph_fuzz.h"
 
+#include "graph/graph.h"
 #include "memory/md.h"
 
 #include <math.h>
@@ -451,6 +453,113 @@ static void op_output(gstate *s, lg_value v, bool maybe_bad) {
     s->nouts++;
 }
 
+/* A builder call given one extreme parameter (fz_x64 / fz_xint: 0, -1, the
+ * int64 limits, overflowing products) on a scratch graph holding an input
+ * shaped like an existing value: whatever it returns must be a status with a
+ * message, never undefined behaviour (UBSan) or a crash; an accepted node
+ * must have a result without negative dims. The main graph is untouched. */
+static void op_extreme(gstate *s) {
+    fz *f = s->f;
+    const gm_value *x = &s->v[pick(s, false)];
+    lg_graph *g;
+    if (lg_graph_create(&g) != LG_OK) return;
+    lg_md md;
+    lg_value in, w, out = LG_NO_VALUE;
+    if (lg_md_init_tag(&md, x->nd, x->dims, LG_F32, "any") != LG_OK ||
+        lg_graph_add_input(g, "x", &md, &in) != LG_OK) {
+        lg_graph_destroy(g);
+        return;
+    }
+    uint8_t which = fz_u8(f) % 6, field = fz_u8(f);
+    int64_t e = fz_x64(f);
+    int sp = x->nd - 2 > 0 ? (x->nd - 2 > 3 ? 3 : x->nd - 2) : 1;
+    int d = field % sp;
+    lg_status st = LG_OK;
+    const char *call = "";
+    switch (which) {
+    case 0: { /* conv: 1 output channel, 1-tap kernel, one geometry field extreme */
+        int64_t wd[LG_MAX_NDIMS] = {1, x->nd > 1 ? x->dims[1] : 1};
+        for (int k = 2; k < x->nd; k++) wd[k] = 1;
+        lg_md wmd;
+        if (lg_md_init_tag(&wmd, x->nd, wd, LG_F32, "any") != LG_OK ||
+            lg_graph_add_input(g, "w", &wmd, &w) != LG_OK)
+            break;
+        lg_conv_params p;
+        memset(&p, 0, sizeof p);
+        for (int k = 0; k < 3; k++) p.strides[k] = 1;
+        p.groups = 1;
+        int64_t *fields[5] = {p.strides, p.dilates, p.pad_l, p.pad_r, &p.groups};
+        int fi = (field >> 2) % 5;
+        fields[fi][fi == 4 ? 0 : d] = e;
+        call = "add_conv (extreme)";
+        st = lg_graph_add_conv(g, in, w, LG_NO_VALUE, &p, &out);
+        break;
+    }
+    case 1:
+        call = "add_shuffle (extreme)";
+        st = field & 1 ? lg_graph_add_shuffle(g, in, fz_xint(f), 1, &out)
+                       : lg_graph_add_shuffle(g, in, x->nd > 1, e, &out);
+        break;
+    case 2:
+        call = "add_slice (extreme)";
+        st = field & 1   ? lg_graph_add_slice(g, in, 0, e, 1, &out)
+             : field & 2 ? lg_graph_add_slice(g, in, 0, 0, e, &out)
+                         : lg_graph_add_slice(g, in, fz_xint(f), 0, 1, &out);
+        break;
+    case 3: { /* pool: 1-tap max, one geometry field extreme */
+        lg_pool_params p;
+        memset(&p, 0, sizeof p);
+        p.alg = LG_POOL_MAX;
+        for (int k = 0; k < 3; k++) p.kernel[k] = p.strides[k] = 1;
+        int64_t *fields[5] = {p.kernel, p.strides, p.dilates, p.pad_l, p.pad_r};
+        fields[(field >> 2) % 5][d] = e;
+        call = "add_pool (extreme)";
+        st = lg_graph_add_pool(g, in, &p, &out);
+        break;
+    }
+    case 4: { /* reshape: one target dim extreme (the others x's) */
+        int64_t rd[LG_MAX_NDIMS];
+        memcpy(rd, x->dims, sizeof rd);
+        rd[field % x->nd] = e;
+        call = "add_reshape (extreme)";
+        st = lg_graph_add_reshape(g, in, field & 0x80 ? fz_xint(f) : x->nd, rd, &out);
+        break;
+    }
+    default: { /* a quantising reorder with an extreme scale mask */
+        lg_attr *a;
+        if (lg_attr_create(&a) != LG_OK) break;
+        call = "attr_set_scales / add_reorder_attr (extreme)";
+        st = lg_attr_set_scales(a, LG_ARG_SRC, fz_xint(f));
+        if (st == LG_OK) {
+            int64_t one = 1;
+            lg_md smd;
+            lg_value sv;
+            lg_md_init_tag(&smd, 1, &one, LG_F32, "a");
+            lg_md_init_tag(&md, x->nd, x->dims, LG_S8, "abcdefghijkl" + (12 - x->nd));
+            if (lg_graph_add_input(g, "s", &smd, &sv) == LG_OK) {
+                lg_reorder_operands o = {sv, LG_NO_VALUE, LG_NO_VALUE, LG_NO_VALUE, LG_NO_VALUE};
+                st = lg_graph_add_reorder_attr(g, in, &md, a, &o, &out);
+            }
+        }
+        lg_attr_destroy(a);
+        break;
+    }
+    }
+    trace("extreme %d field %d value %lld: %s\n", which, field, (long long)e, lg_status_str(st));
+    if (st != LG_OK) {
+        if (!lg_last_error()[0]) fz_fail(T, "%s: %s without a message", call, lg_status_str(st));
+        if (st != LG_INVALID_ARGUMENT && st != LG_INVALID_GRAPH && st != LG_UNIMPLEMENTED &&
+            st != LG_OUT_OF_MEMORY)
+            fz_fail(T, "%s: %s (%s)", call, lg_status_str(st), lg_last_error());
+    } else if (out != LG_NO_VALUE) {
+        const lg_md *om = &g->vals[out].md;
+        for (int k = 0; k < om->ndims; k++)
+            if (om->dims[k] < 0)
+                fz_fail(T, "%s: accepted with a result dim %lld", call, (long long)om->dims[k]);
+    }
+    lg_graph_destroy(g);
+}
+
 /* Does every value reach an output (what compile requires)? */
 static bool all_live(const gstate *s, bool *live) {
     memset(live, 0, MAX_VALS * sizeof *live);
@@ -506,7 +615,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             op_reorder(s);
             break;
         default:
-            op_output(s, pick(s, false), true);
+            /* One output in eight: a builder call with an extreme parameter. */
+            if ((fz_u8(&f) & 7) == 7)
+                op_extreme(s);
+            else
+                op_output(s, pick(s, false), true);
             break;
         }
     }

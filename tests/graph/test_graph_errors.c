@@ -117,7 +117,9 @@ Test(graph_errors, builder_nodes) {
     lg_attr *attr;
     cr_assert_eq(lg_attr_create(&attr), LG_OK);
     cr_assert_eq(lg_attr_set_scales(attr, LG_ARG_SRC, 0), LG_OK);
-    EXPECT_ERR(lg_graph_add_reorder(g, x, &nhwc, attr, &v), LG_UNIMPLEMENTED, "attributes");
+    /* Scales need their values: lg_graph_add_reorder_attr takes them. */
+    EXPECT_ERR(lg_graph_add_reorder(g, x, &nhwc, attr, &v), LG_INVALID_ARGUMENT,
+               "operands->src_scales is LG_NO_VALUE");
     lg_attr_destroy(attr);
     /* A failed add leaves the graph as it was: it still compiles. */
     lg_value ok;

@@ -1,4 +1,4 @@
-/* lg__shuffle_create_ex (a shuffle into another layout): every layout pair
+/* lg_shuffle_create_layouts (a shuffle into another layout): every layout pair
  * among nchw, nhwc, nChw8c, nChw16c and a strided plain layout, padded
  * channel tails, all six data types, forward and backward, every ISA cap,
  * against an independent scalar loop; and every bad input.
@@ -120,7 +120,7 @@ static void check(const lg_md *sm, const lg_md *dm, int axis, int64_t G, lg_prop
     for (int isa = LG_ISA_SCALAR; isa <= (int)lg__cpu_isa_hw(); isa++) {
         lg__cpu_set_isa_cap(isa);
         lg_kernel *k;
-        cr_assert_eq(lg__shuffle_create_ex(&k, prop, sm, dm, axis, G), LG_OK, "%s: %s", what,
+        cr_assert_eq(lg_shuffle_create_layouts(&k, prop, sm, dm, axis, G), LG_OK, "%s: %s", what,
                      lg_last_error());
         const char *impl = lg_kernel_impl(k);
         if (!lg_md_equal(sm, dm)) {
@@ -225,7 +225,7 @@ Test(shuffle_ex, hand_computed) {
     for (int c = 0; c < 6; c++)
         for (int w = 0; w < 2; w++) src[c * 2 + w] = 10 * c + w;
     lg_kernel *k;
-    cr_assert_eq(lg__shuffle_create_ex(&k, LG_FORWARD, &sm, &dm, 1, 2), LG_OK, "%s",
+    cr_assert_eq(lg_shuffle_create_layouts(&k, LG_FORWARD, &sm, &dm, 1, 2), LG_OK, "%s",
                  lg_last_error());
     lg_arg args[2] = {{LG_ARG_SRC, src}, {LG_ARG_DST, dst}};
     cr_assert_eq(lg_kernel_execute(k, 2, args), LG_OK, "%s", lg_last_error());
@@ -238,12 +238,17 @@ Test(shuffle_ex, cached_and_equal_layouts) {
     int64_t dims[4] = {1, 32, 4, 4};
     lg_md a = make_md(0, dims, LG_F32), b = make_md(3, dims, LG_F32);
     lg_kernel *k1, *k2, *k3;
-    cr_assert_eq(lg__shuffle_create_ex(&k1, LG_FORWARD, &a, &b, 1, 4), LG_OK);
-    cr_assert_eq(lg__shuffle_create_ex(&k2, LG_FORWARD, &a, &b, 1, 4), LG_OK);
+    cr_assert_eq(lg_shuffle_create_layouts(&k1, LG_FORWARD, &a, &b, 1, 4), LG_OK);
+    cr_assert_eq(lg_shuffle_create_layouts(&k2, LG_FORWARD, &a, &b, 1, 4), LG_OK);
     cr_assert_eq(k1, k2, "the same problem is one cached kernel");
     /* Equal layouts: the plain shuffle's kernel (its SIMD paths). */
-    cr_assert_eq(lg__shuffle_create_ex(&k3, LG_FORWARD, &b, &b, 1, 4), LG_OK);
+    cr_assert_eq(lg_shuffle_create_layouts(&k3, LG_FORWARD, &b, &b, 1, 4), LG_OK);
     cr_assert(strncmp(lg_kernel_impl(k3), "shuffle:ex:", 11) != 0, "%s", lg_kernel_impl(k3));
+    /* One creator: lg_shuffle_create is its same-layout form, one kernel. */
+    lg_kernel *k4;
+    cr_assert_eq(lg_shuffle_create(&k4, LG_FORWARD, &b, 1, 4), LG_OK);
+    cr_assert_eq(k3, k4, "lg_shuffle_create and lg_shuffle_create_layouts share the kernel");
+    lg_kernel_destroy(k4);
     lg_kernel_destroy(k1);
     lg_kernel_destroy(k2);
     lg_kernel_destroy(k3);
@@ -253,7 +258,7 @@ Test(shuffle_ex, cached_and_equal_layouts) {
 static void expect_bad(lg_status s, const char *frag) {
     cr_assert_eq(s, LG_INVALID_ARGUMENT, "expected LG_INVALID_ARGUMENT for '%s'", frag);
     cr_assert(strstr(lg_last_error(), frag), "message '%s' lacks '%s'", lg_last_error(), frag);
-    cr_assert(strstr(lg_last_error(), "lg_graph_compile"), "%s", lg_last_error());
+    cr_assert(strstr(lg_last_error(), "lg_shuffle_create_layouts"), "%s", lg_last_error());
 }
 
 Test(shuffle_ex, bad_input) {
@@ -266,20 +271,20 @@ Test(shuffle_ex, bad_input) {
     lg_md e = make_md(0, dims, LG_F32);
     cr_assert_eq(lg_md_init_tag(&e, 3, dims3, LG_F32, "abc"), LG_OK);
     lg_kernel *k = (lg_kernel *)0x1;
-    expect_bad(lg__shuffle_create_ex(NULL, LG_FORWARD, &a, &b, 1, 3), "kernel pointer");
-    expect_bad(lg__shuffle_create_ex(&k, LG_FORWARD, NULL, &b, 1, 3), "src md is NULL");
-    expect_bad(lg__shuffle_create_ex(&k, LG_FORWARD, &a, NULL, 1, 3), "dst md is NULL");
-    expect_bad(lg__shuffle_create_ex(&k, LG_FORWARD, &undef, &b, 1, 3), "not initialised");
-    expect_bad(lg__shuffle_create_ex(&k, LG_FORWARD, &a, &any, 1, 3), "dst md is 'any'");
-    expect_bad(lg__shuffle_create_ex(&k, LG_FORWARD, &any, &b, 1, 3), "src md is 'any'");
-    expect_bad(lg__shuffle_create_ex(&k, LG_FORWARD, &a, &c, 1, 3), "does not convert");
-    expect_bad(lg__shuffle_create_ex(&k, LG_FORWARD, &a, &d, 1, 3), "dims[3] differ");
-    expect_bad(lg__shuffle_create_ex(&k, LG_FORWARD, &a, &e, 1, 3), "dims");
-    expect_bad(lg__shuffle_create_ex(&k, (lg_prop)7, &a, &b, 1, 3), "prop 7");
-    expect_bad(lg__shuffle_create_ex(&k, LG_FORWARD, &a, &b, 4, 3), "axis 4");
-    expect_bad(lg__shuffle_create_ex(&k, LG_FORWARD, &a, &b, -1, 3), "axis -1");
-    expect_bad(lg__shuffle_create_ex(&k, LG_FORWARD, &a, &b, 1, 0), "not positive");
-    expect_bad(lg__shuffle_create_ex(&k, LG_BACKWARD, &a, &b, 1, 5), "does not divide");
+    expect_bad(lg_shuffle_create_layouts(NULL, LG_FORWARD, &a, &b, 1, 3), "kernel pointer");
+    expect_bad(lg_shuffle_create_layouts(&k, LG_FORWARD, NULL, &b, 1, 3), "src md is NULL");
+    expect_bad(lg_shuffle_create_layouts(&k, LG_FORWARD, &a, NULL, 1, 3), "dst md is NULL");
+    expect_bad(lg_shuffle_create_layouts(&k, LG_FORWARD, &undef, &b, 1, 3), "not initialised");
+    expect_bad(lg_shuffle_create_layouts(&k, LG_FORWARD, &a, &any, 1, 3), "dst md is 'any'");
+    expect_bad(lg_shuffle_create_layouts(&k, LG_FORWARD, &any, &b, 1, 3), "src md is 'any'");
+    expect_bad(lg_shuffle_create_layouts(&k, LG_FORWARD, &a, &c, 1, 3), "does not convert");
+    expect_bad(lg_shuffle_create_layouts(&k, LG_FORWARD, &a, &d, 1, 3), "dims[3] differ");
+    expect_bad(lg_shuffle_create_layouts(&k, LG_FORWARD, &a, &e, 1, 3), "dims");
+    expect_bad(lg_shuffle_create_layouts(&k, (lg_prop)7, &a, &b, 1, 3), "prop 7");
+    expect_bad(lg_shuffle_create_layouts(&k, LG_FORWARD, &a, &b, 4, 3), "axis 4");
+    expect_bad(lg_shuffle_create_layouts(&k, LG_FORWARD, &a, &b, -1, 3), "axis -1");
+    expect_bad(lg_shuffle_create_layouts(&k, LG_FORWARD, &a, &b, 1, 0), "not positive");
+    expect_bad(lg_shuffle_create_layouts(&k, LG_BACKWARD, &a, &b, 1, 5), "does not divide");
     cr_assert_eq(k, (lg_kernel *)0x1, "*k untouched on failure");
 }
 
@@ -287,7 +292,8 @@ Test(shuffle_ex, empty_tensor) {
     int64_t dims[4] = {0, 16, 2, 2};
     lg_md a = make_md(0, dims, LG_F32), b = make_md(3, dims, LG_F32);
     lg_kernel *k;
-    cr_assert_eq(lg__shuffle_create_ex(&k, LG_FORWARD, &a, &b, 1, 4), LG_OK, "%s", lg_last_error());
+    cr_assert_eq(lg_shuffle_create_layouts(&k, LG_FORWARD, &a, &b, 1, 4), LG_OK, "%s",
+                 lg_last_error());
     lg_arg args[2] = {{LG_ARG_SRC, NULL}, {LG_ARG_DST, NULL}};
     lg_status s = lg_kernel_execute(k, 2, args);
     (void)s; /* an empty tensor may or may not require buffers; it must not crash */

@@ -31,8 +31,8 @@ static lg_status shuffle_infer(const lg__node *node, const lg_md *in, int index,
 static lg_status shuffle_create(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
                                 const lg__post_op *post, lg_kernel **k) {
     (void)npost, (void)post;
-    return lg__shuffle_create_ex(k, LG_FORWARD, &in[0], out, node->p.shuffle.axis,
-                                 node->p.shuffle.group_size);
+    return lg_shuffle_create_layouts(k, LG_FORWARD, &in[0], out, node->p.shuffle.axis,
+                                     node->p.shuffle.group_size);
 }
 
 static void shuffle_describe(const lg__node *node, const lg_md *in, const lg_md *out, int npost,

@@ -95,56 +95,64 @@ static lg_status build_reorder(const void *problem, lg_kernel **out) {
 }
 
 /* Check an attribute mask against the tensor it applies to. */
-static lg_status check_mask(int32_t mask, const lg_md *md, const char *what) {
+static lg_status check_mask(int32_t mask, const lg_md *md, const char *what, const char *where) {
     if (mask >= 0 && (mask >> md->ndims) != 0)
-        return lg__error(LG_INVALID_ARGUMENT, "lg_reorder_create",
-                         "%s mask 0x%x names a dim beyond ndims %d", what, (unsigned)mask,
-                         md->ndims);
+        return lg__error(LG_INVALID_ARGUMENT, where, "%s mask 0x%x names a dim beyond ndims %d",
+                         what, (unsigned)mask, md->ndims);
+    return LG_OK;
+}
+
+lg_status lg__reorder_query(const lg_md *src, const lg_md *dst, const struct lg_attr *attr,
+                            const char *where, lg__reorder_pd *pd) {
+    LG_CHECK(lg__md_check(src, where, "src md"));
+    LG_CHECK(lg__md_check(dst, where, "dst md"));
+    if (lg_md_is_any(src)) return lg__error(LG_INVALID_ARGUMENT, where, "src md is 'any'");
+    if (src->ndims != dst->ndims)
+        return lg__error(LG_INVALID_ARGUMENT, where, "src has %d dims, dst %d", src->ndims,
+                         dst->ndims);
+    for (int d = 0; d < src->ndims; d++)
+        if (src->dims[d] != dst->dims[d])
+            return lg__error(LG_INVALID_ARGUMENT, where, "dims[%d] differ: src %lld, dst %lld", d,
+                             (long long)src->dims[d], (long long)dst->dims[d]);
+
+    memset(pd, 0, sizeof *pd);
+    lg__md_canon(src, &pd->src);
+    if (lg_md_is_any(dst)) {
+        /* dst "any": src's layout in dst's type. */
+        lg__md_canon(src, &pd->dst);
+        pd->dst.dtype = dst->dtype;
+        int64_t bytes;
+        if (!lg__mul_ok(lg__md_nelems_padded(&pd->dst), (int64_t)lg_dtype_size(dst->dtype), &bytes))
+            return lg__error(LG_INVALID_ARGUMENT, where,
+                             "dst 'any' in src's layout: byte size overflows");
+    } else {
+        lg__md_canon(dst, &pd->dst);
+    }
+    struct lg_attr none;
+    lg__attr_init(&none);
+    const struct lg_attr *a = attr ? attr : &none;
+    pd->src_scale_mask = a->scale_mask[0];
+    pd->dst_scale_mask = a->scale_mask[1];
+    pd->src_zp_mask = a->zp_mask[0];
+    pd->dst_zp_mask = a->zp_mask[1];
+    LG_CHECK(check_mask(pd->src_scale_mask, src, "src scale", where));
+    LG_CHECK(check_mask(pd->dst_scale_mask, dst, "dst scale", where));
+    LG_CHECK(check_mask(pd->src_zp_mask, src, "src zero-point", where));
+    LG_CHECK(check_mask(pd->dst_zp_mask, dst, "dst zero-point", where));
+    for (int i = 0; i < a->npost; i++) {
+        if (a->post[i].kind != LG_POST_SUM || i > 0)
+            return lg__error(LG_UNIMPLEMENTED, where,
+                             "reorder takes one sum post-op and nothing else");
+        pd->has_sum = 1;
+        pd->sum_beta = a->post[i].scale;
+    }
     return LG_OK;
 }
 
 lg_status lg_reorder_create(lg_kernel **k, const lg_md *src, const lg_md *dst,
                             const lg_attr *attr) {
     if (!k) return LG_ERROR(LG_INVALID_ARGUMENT, "kernel pointer is NULL");
-    LG_CHECK(lg__md_check(src, __func__, "src md"));
-    LG_CHECK(lg__md_check(dst, __func__, "dst md"));
-    if (lg_md_is_any(src)) return LG_ERROR(LG_INVALID_ARGUMENT, "src md is 'any'");
-    if (src->ndims != dst->ndims)
-        return LG_ERROR(LG_INVALID_ARGUMENT, "src has %d dims, dst %d", src->ndims, dst->ndims);
-    for (int d = 0; d < src->ndims; d++)
-        if (src->dims[d] != dst->dims[d])
-            return LG_ERROR(LG_INVALID_ARGUMENT, "dims[%d] differ: src %lld, dst %lld", d,
-                            (long long)src->dims[d], (long long)dst->dims[d]);
-
     lg__reorder_pd pd;
-    memset(&pd, 0, sizeof pd);
-    lg__md_canon(src, &pd.src);
-    if (lg_md_is_any(dst)) {
-        /* dst "any": src's layout in dst's type. */
-        lg__md_canon(src, &pd.dst);
-        pd.dst.dtype = dst->dtype;
-        int64_t bytes;
-        if (!lg__mul_ok(lg__md_nelems_padded(&pd.dst), (int64_t)lg_dtype_size(dst->dtype), &bytes))
-            return LG_ERROR(LG_INVALID_ARGUMENT, "dst 'any' in src's layout: byte size overflows");
-    } else {
-        lg__md_canon(dst, &pd.dst);
-    }
-    struct lg_attr none;
-    lg__attr_init(&none);
-    const struct lg_attr *a = attr ? attr : &none;
-    pd.src_scale_mask = a->scale_mask[0];
-    pd.dst_scale_mask = a->scale_mask[1];
-    pd.src_zp_mask = a->zp_mask[0];
-    pd.dst_zp_mask = a->zp_mask[1];
-    LG_CHECK(check_mask(pd.src_scale_mask, src, "src scale"));
-    LG_CHECK(check_mask(pd.dst_scale_mask, dst, "dst scale"));
-    LG_CHECK(check_mask(pd.src_zp_mask, src, "src zero-point"));
-    LG_CHECK(check_mask(pd.dst_zp_mask, dst, "dst zero-point"));
-    for (int i = 0; i < a->npost; i++) {
-        if (a->post[i].kind != LG_POST_SUM || i > 0)
-            return LG_ERROR(LG_UNIMPLEMENTED, "reorder takes one sum post-op and nothing else");
-        pd.has_sum = 1;
-        pd.sum_beta = a->post[i].scale;
-    }
+    LG_CHECK(lg__reorder_query(src, dst, attr, __func__, &pd));
     return lg__cache_get(LG_KIND_REORDER, &pd, sizeof pd, build_reorder, k);
 }

@@ -20,6 +20,17 @@ typedef struct lg__reorder_pd {
     float sum_beta;
 } lg__reorder_pd;
 
+struct lg_attr;
+
+/* The validation of lg_reorder_create, without creating a kernel or
+ * touching the cache: checks src, dst (same ndims and dims; src concrete)
+ * and attr (NULL: none; masks within ndims, at most one post-op, a sum) and
+ * fills *pd (dst "any" resolved to src's layout). Errors go through
+ * lg__error with `where` (NULL: a quiet probe, nothing recorded). */
+LG_INTERNAL lg_status lg__reorder_query(const lg_md *src, const lg_md *dst,
+                                        const struct lg_attr *attr, const char *where,
+                                        lg__reorder_pd *pd);
+
 /* Run-time arguments. Scale and zero-point arrays are NULL when their mask is
  * -1; otherwise they hold one value per index combination of the mask's dims,
  * row-major over those dims in increasing dim order (as oneDNN). */

@@ -42,13 +42,14 @@ static inline int64_t lg__shuffle_src_channel(int64_t c, int64_t C, int64_t g) {
     return (c % k) * g + c / k;
 }
 
-/* lg_shuffle_create with src and dst in different layouts (same dims and
- * type; any concrete layouts: plain, strided, blocked with padded tails):
- * dst(c) = src(c') as lg_shuffle_create defines it, zeros on dst's padding.
- * Equal layouts give lg_shuffle_create's kernel. Used by the graph to run a
- * shuffle and an adjacent reorder as one kernel (shuffle_ex.c). */
-LG_INTERNAL lg_status lg__shuffle_create_ex(lg_kernel **k, lg_prop prop, const lg_md *src,
-                                            const lg_md *dst, int axis, int64_t group_size);
+struct lg__shuffle_ex_pd;
+
+/* The validation of lg_shuffle_create_layouts (src == dst: lg_shuffle_create's
+ * one md), without creating a kernel: fills the cache key *pd. Errors go
+ * through lg__error with `where` (NULL: quiet). */
+LG_INTERNAL lg_status lg__shuffle_query(lg_prop prop, const lg_md *src, const lg_md *dst, int axis,
+                                        int64_t group_size, const char *where,
+                                        struct lg__shuffle_ex_pd *pd);
 
 /* The scalar reference: the truth the tests compare every path with. Copies
  * each logical element from its source channel (bits, any type) and writes

@@ -1,5 +1,6 @@
-/* The shuffle that changes layout on the way (lg__shuffle_create_ex): its
- * problem, its scalar reference and its plan.
+/* The shuffle problem (the kind's cache key) and the plan of a shuffle that
+ * changes layout on the way (lg_shuffle_create_layouts with src and dst in
+ * different layouts): its scalar reference and its offset-table plan.
  *
  * Model. For a blocked md the offset of a logical index is a sum of one term
  * per dim, off(idx) = offset0 + sum_d T_d(idx[d]). The plan keeps, per dim,
@@ -18,8 +19,9 @@
 
 #include "memory/md.h"
 
-/* A validated problem, zeroed then filled (also the kernel-cache key):
- * src and dst are concrete, with equal dims and type; 0 <= axis < ndims;
+/* A validated problem, zeroed then filled (the kernel-cache key of every
+ * shuffle, equal layouts included): src and dst are concrete, with equal
+ * dims and type; 0 <= axis < ndims;
  * group > 0 divides dims[axis] (the caller's G, for either prop). */
 typedef struct lg__shuffle_ex_pd {
     lg_md src, dst;
