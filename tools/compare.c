@@ -29,7 +29,7 @@ static const struct {
 
 typedef struct row_result {
     lg_plan_stats st;
-    double median_ms, max_rel;
+    double median_ms, min_ms, max_rel;
 } row_result;
 
 /* Compile and run row r; outputs (plain, concatenated) into out. ref: the
@@ -73,6 +73,7 @@ static int run_row(const lg_graph *g, const lg_onnx_io *io, const run_compare *c
         if (k >= c->warmup) times[k - c->warmup] = run_now_ms() - t;
     }
     qsort(times, (size_t)c->iters, sizeof *times, run_cmp_double);
+    res->min_ms = times[0];
     res->median_ms =
         c->iters % 2 ? times[c->iters / 2] : 0.5 * (times[c->iters / 2 - 1] + times[c->iters / 2]);
     int64_t at = 0;
@@ -124,33 +125,55 @@ static void print_row(const run_compare *c, int r, const row_result *x, bool ok)
         printf("%s{\"model\": \"%s\", \"batch\": %lld, \"strategy\": \"%s\", \"disabled\": %s%s%s, "
                "\"runtime_reorders\": %d, \"reorder_bytes\": %lld, \"folded_reorders\": %d, "
                "\"fused_steps\": %d, \"steps\": %d, \"arena_bytes\": %lld, \"model_cost\": %g, "
-               "\"median_ms\": %.4f, \"iters\": %d, \"exact\": %s, \"max_rel_diff\": %g, "
-               "\"agree\": %s}",
+               "\"model_ms\": %.4f, \"median_ms\": %.4f, \"min_ms\": %.4f, \"iters\": %d, "
+               "\"threads\": %d, \"exact\": %s, \"max_rel_diff\": %g, \"agree\": %s}",
                r ? ",\n " : "[", c->model, (long long)c->batch, rows[r].name,
                rows[r].off ? "\"" : "", rows[r].off ? rows[r].off : "null", rows[r].off ? "\"" : "",
                s->runtime_reorders, (long long)s->reorder_bytes, s->folded_reorders, s->fused_steps,
-               s->steps, (long long)s->arena_bytes, s->model_cost, x->median_ms, c->iters,
-               s->exact ? "true" : "false", x->max_rel, ok ? "true" : "false");
+               s->steps, (long long)s->arena_bytes, s->model_cost, s->model_ms, x->median_ms,
+               x->min_ms, c->iters, c->threads, s->exact ? "true" : "false", x->max_rel,
+               ok ? "true" : "false");
         if (r == NROWS - 1) printf("]\n");
         return;
     }
     if (r == 0) {
         printf("model %s, batch %lld, median of %d runs\n", c->model, (long long)c->batch,
                c->iters);
-        printf("%-8s %-20s %8s %13s %6s %5s %6s %12s %11s %10s %5s %9s\n", "strategy", "pass off",
-               "reorders", "reorder bytes", "folded", "fused", "steps", "arena bytes", "model cost",
+        printf("%-8s %-20s %8s %13s %6s %5s %6s %12s %10s %10s %5s %9s\n", "strategy", "pass off",
+               "reorders", "reorder bytes", "folded", "fused", "steps", "arena bytes", "pred ms",
                "ms", "exact", "rel diff");
     }
-    printf("%-8s %-20s %8d %13lld %6d %5d %6d %12lld %11.4g %10.3f %5s %9.2e%s\n", rows[r].name,
+    printf("%-8s %-20s %8d %13lld %6d %5d %6d %12lld %10.3f %10.3f %5s %9.2e%s\n", rows[r].name,
            rows[r].off ? rows[r].off : "-", s->runtime_reorders, (long long)s->reorder_bytes,
-           s->folded_reorders, s->fused_steps, s->steps, (long long)s->arena_bytes, s->model_cost,
+           s->folded_reorders, s->fused_steps, s->steps, (long long)s->arena_bytes, s->model_ms,
            x->median_ms, s->exact ? "yes" : "no", x->max_rel, ok ? "" : "  MISMATCH");
 }
 
+/* One CSV line per row (a header first). */
+static void csv_row(FILE *f, const run_compare *c, int r, const row_result *x, bool ok) {
+    const lg_plan_stats *s = &x->st;
+    if (r == 0)
+        fprintf(f, "model,batch,strategy,disabled,runtime_reorders,reorder_bytes,folded_reorders,"
+                   "fused_steps,steps,arena_bytes,model_ms,median_ms,min_ms,iters,threads,exact,"
+                   "max_rel_diff,agree\n");
+    const char *m = strrchr(c->model, '/');
+    fprintf(f, "%s,%lld,%s,%s,%d,%lld,%d,%d,%d,%lld,%.4f,%.4f,%.4f,%d,%d,%d,%g,%d\n",
+            m ? m + 1 : c->model, (long long)c->batch, rows[r].name,
+            rows[r].off ? rows[r].off : "-", s->runtime_reorders, (long long)s->reorder_bytes,
+            s->folded_reorders, s->fused_steps, s->steps, (long long)s->arena_bytes, s->model_ms,
+            x->median_ms, x->min_ms, c->iters, c->threads, s->exact, x->max_rel, ok);
+}
+
 int run_compare_strategies(const lg_graph *g, const lg_onnx_io *io, const run_compare *c) {
+    FILE *csv = NULL;
+    if (c->csv && !(csv = fopen(c->csv, "w"))) {
+        fprintf(stderr, "lgraph-run: cannot write %s\n", c->csv);
+        return 1;
+    }
     int64_t n = output_elems(g, io);
     if (n < 0) {
         fprintf(stderr, "lgraph-run: compile: %s\n", lg_last_error());
+        if (csv) fclose(csv);
         return 1;
     }
     float *ref = malloc((size_t)n * sizeof(float) + 1),
@@ -164,9 +187,14 @@ int run_compare_strategies(const lg_graph *g, const lg_onnx_io *io, const run_co
         }
         bool ok = x.max_rel <= c->tol;
         print_row(c, r, &x, ok);
+        if (csv) csv_row(csv, c, r, &x, ok);
         if (!ok) rc = 1;
     }
     free(ref);
     free(out);
+    if (csv && fclose(csv) != 0) {
+        fprintf(stderr, "lgraph-run: cannot write %s\n", c->csv);
+        rc = 1;
+    }
     return rc;
 }

@@ -45,6 +45,7 @@ typedef struct run_compare {
     double tol;
     unsigned long long seed;
     bool json;
+    const char *csv; /* NULL, or a CSV file to write the rows to */
 } run_compare;
 int run_compare_strategies(const lg_graph *g, const struct lg_onnx_io *io, const run_compare *c);
 

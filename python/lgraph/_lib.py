@@ -40,7 +40,8 @@ STRATEGY_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
 class CompileOptions(ctypes.Structure):
     _fields_ = [("strategy", ctypes.c_int), ("fuse", ctypes.c_bool),
                 ("num_threads", ctypes.c_int), ("disable_passes", ctypes.c_char_p),
-                ("strategy_fn", STRATEGY_FN), ("strategy_data", ctypes.c_void_p)]
+                ("strategy_fn", STRATEGY_FN), ("strategy_data", ctypes.c_void_p),
+                ("cost_model", ctypes.c_char_p)]
 
 
 class PlanStats(ctypes.Structure):
@@ -48,7 +49,7 @@ class PlanStats(ctypes.Structure):
                 ("reorder_bytes", ctypes.c_int64), ("steps", ctypes.c_int),
                 ("arena_bytes", ctypes.c_int64), ("model_cost", ctypes.c_double),
                 ("exact", ctypes.c_bool), ("compile_ms", ctypes.c_double),
-                ("fused_steps", ctypes.c_int)]
+                ("fused_steps", ctypes.c_int), ("model_ms", ctypes.c_double)]
 
 
 class Binding(ctypes.Structure):

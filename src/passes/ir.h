@@ -70,10 +70,11 @@ typedef struct lg__graph {
     lg_strategy strategy;
     lg_strategy_fn user_strategy; /* non-NULL: used instead of `strategy` */
     void *user_data;
-    int folded;        /* reorders of constants done at compile time */
-    bool exact;        /* the layout assignment is proven optimal */
-    bool fuse;         /* the fuse pass will run (the cost model counts fusion) */
-    double model_cost; /* cost of the assignment (src/passes/cost_model.h) */
+    int folded;                         /* reorders of constants done at compile time */
+    bool exact;                         /* the layout assignment is proven optimal */
+    bool fuse;                          /* the fuse pass will run (the cost model counts fusion) */
+    double model_cost;                  /* cost of the assignment (src/passes/cost_model.h) */
+    const struct lg__cost_coefs *coefs; /* the cost model's table; NULL: the default */
     int64_t arena_bytes;
 } lg__graph;
 
