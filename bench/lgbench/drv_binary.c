@@ -20,16 +20,6 @@
 
 enum { K_ALG, K_SDT, K_DDT, K_STAG, K_DTAG, K_INPLACE, K_SCALES, K_POST, K_COUNT };
 
-typedef struct lg_run {
-    lg_kernel *k;
-    lg_arg args[3];
-} lg_run;
-
-static void run_lg(void *p) {
-    lg_run *r = p;
-    lg_kernel_execute(r->k, 3, r->args);
-}
-
 /* Split "a:b" into two strings of at most 63 characters; "a" gives a, a. */
 static bool pair(const char *s, char a[64], char b[64]) {
     const char *c = strchr(s, ':');
@@ -80,7 +70,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
         !lgb_md(&m1, nd0, dims1, dt1, t1, "src1", res) ||
         !lgb_md(&md, nd0, dims0, ddt, job->vals[K_DTAG], "dst", res))
         return;
-    lg_run r = {0};
+    lgb_run r = {0};
     void *b0 = NULL, *b1 = NULL, *bd = NULL, *want = NULL;
     lgb_dnnl *dn = NULL;
     if (!lgb_created(lg_binary_create(&r.k, alg, &m0, &m1, &md), "lg_binary_create", res))
@@ -113,6 +103,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
     r.args[0] = (lg_arg){LG_ARG_SRC, b0};
     r.args[1] = (lg_arg){LG_ARG_SRC + 1, b1};
     r.args[2] = (lg_arg){LG_ARG_DST, bd};
+    r.nargs = 3;
     res->status = LGB_PASSED;
     if (ctx->mode.correctness) {
         lg__binary_pd pd;
@@ -123,7 +114,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
         pd.alg = alg;
         lg__binary_ref(&pd, b0, b1, want);
         if (!inplace) lgb_buf_poison(&dq, bd);
-        if (lgb_execute(r.k, 3, r.args, res)) {
+        if (lgb_execute(r.k, r.nargs, r.args, res)) {
             lgb_inject_fault(ctx->fault, &dq, bd);
             bool ok = lgb_check_padding(&dq, bd, "dst", res->msg, sizeof res->msg) &&
                       lgb_compare(&dq, bd, want, 0.0, "dst", res->msg, sizeof res->msg);
@@ -132,7 +123,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
     }
     if (ctx->mode.performance && res->status == LGB_PASSED) {
         dn = lgb_dnnl_binary(alg, &m0, &m1, &dq, b0, b1, NULL, res->msg, sizeof res->msg);
-        lgb_perf(ctx, run_lg, &r, dn ? lgb_dnnl_run : NULL, dn, res);
+        lgb_perf(ctx, lgb_run_exec, &r, dn ? lgb_dnnl_run : NULL, dn, res);
         if (dn) snprintf(res->dnnl_impl, sizeof res->dnnl_impl, "%s", lgb_dnnl_impl(dn));
         res->bytes = (double)(lg_md_size(&m0) + lg_md_size(&m1) + lg_md_size(&dq));
     }

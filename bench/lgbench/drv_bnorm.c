@@ -19,17 +19,6 @@
 
 enum { K_DIR, K_DT, K_TAG, K_FLAGS, K_INPLACE, K_COUNT };
 
-typedef struct lg_run {
-    lg_kernel *k;
-    lg_arg args[6];
-    int nargs;
-} lg_run;
-
-static void run_lg(void *p) {
-    lg_run *r = p;
-    lg_kernel_execute(r->k, r->nargs, r->args);
-}
-
 /* mb2ic64id4ih56iw56 -> dims (mb, ic, spatial...); false on a bad entry. */
 static bool parse_desc(const char *s, int *nd, int64_t *dims) {
     int64_t mb = 2, ic = 0, id = 0, ih = 0, iw = 0;
@@ -121,7 +110,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
         !lgb_fits(3.0 * (double)lg_md_size(&md), res))
         return;
     int64_t c = dims[1];
-    lg_run r = {0};
+    lgb_run r = {0};
     void *in = NULL, *out = NULL, *want = NULL;
     float *st = NULL;
     lgb_dnnl *dn = NULL;
@@ -173,7 +162,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
     if (ctx->mode.performance && res->status == LGB_PASSED) {
         dn = lgb_dnnl_bnorm(&md, 1e-5f, flags, in, out, st, st + c, st + 2 * c, st + 3 * c,
                             res->msg, sizeof res->msg);
-        lgb_perf(ctx, run_lg, &r, dn ? lgb_dnnl_run : NULL, dn, res);
+        lgb_perf(ctx, lgb_run_exec, &r, dn ? lgb_dnnl_run : NULL, dn, res);
         if (dn) snprintf(res->dnnl_impl, sizeof res->dnnl_impl, "%s", lgb_dnnl_impl(dn));
         res->bytes = 2.0 * (double)lg_md_size(&md);
     }

@@ -147,3 +147,59 @@ bool lgb_md(lg_md *md, int ndims, const int64_t *dims, lg_dtype dt, const char *
     lgb_set(res, LGB_FAILED, "%s tag '%s': %s", what, tag, lg_last_error());
     return false;
 }
+
+void lgb_run_exec(void *run) {
+    lgb_run *r = run;
+    lg_kernel_execute(r->k, r->nargs, r->args);
+}
+
+bool lgb_wbufs_init(lgb_wbufs *w, lgb_run *r, const lg_md *bias_md, bool with_bias,
+                    float bias_scale, const char *seed, lgb_result *res) {
+    memset(w, 0, sizeof *w);
+    if (lg_kernel_query_md(r->k, LG_ARG_SRC, &w->sq) != LG_OK ||
+        lg_kernel_query_md(r->k, LG_ARG_WEIGHTS, &w->wq) != LG_OK ||
+        lg_kernel_query_md(r->k, LG_ARG_DST, &w->dq) != LG_OK) {
+        lgb_set(res, LGB_FAILED, "lg_kernel_query_md: %s", lg_last_error());
+        return false;
+    }
+    w->src = lgb_buf_alloc(&w->sq);
+    w->wei = lgb_buf_alloc(&w->wq);
+    w->bias = lgb_buf_alloc(bias_md);
+    w->dst = lgb_buf_alloc(&w->dq);
+    w->want = lgb_buf_alloc(&w->dq);
+    if (!w->src || !w->wei || !w->bias || !w->dst || !w->want) {
+        lgb_set(res, LGB_FAILED, "out of memory");
+        return false;
+    }
+    lgb_rng rng = lgb_rng_seed(seed);
+    lgb_buf_fill(&w->sq, w->src, &rng, -3.5f, 4.5f, true);
+    lgb_buf_fill(&w->wq, w->wei, &rng, -3.5f, 4.5f, true);
+    lgb_buf_fill(bias_md, w->bias, &rng, -40, 40, true);
+    for (int64_t i = 0; i < bias_md->dims[0]; i++) ((float *)w->bias)[i] *= bias_scale;
+    lgb_buf_fill(&w->dq, w->dst, &rng, -20, 20, true); /* dst_old, for a sum */
+    r->args[0] = (lg_arg){LG_ARG_SRC, w->src};
+    r->args[1] = (lg_arg){LG_ARG_WEIGHTS, w->wei};
+    r->args[2] = (lg_arg){LG_ARG_DST, w->dst};
+    r->nargs = 3;
+    if (with_bias) r->args[r->nargs++] = (lg_arg){LG_ARG_BIAS, w->bias};
+    return true;
+}
+
+void lgb_wbufs_check(const lgb_ctx *ctx, lgb_wbufs *w, const lgb_run *r, bool has_sum,
+                     lgb_result *res) {
+    if (!has_sum) lgb_buf_poison(&w->dq, w->dst);
+    if (!lgb_execute(r->k, r->nargs, r->args, res)) return;
+    lgb_inject_fault(ctx->fault, &w->dq, w->dst);
+    bool ok = lgb_check_padding(&w->dq, w->dst, "dst", res->msg, sizeof res->msg) &&
+              lgb_compare_rel(&w->dq, w->dst, w->want, 1e-5, 1.0, "dst", res->msg, sizeof res->msg);
+    res->status = ok ? LGB_PASSED : LGB_FAILED;
+}
+
+void lgb_wbufs_free(lgb_wbufs *w) {
+    free(w->src);
+    free(w->wei);
+    free(w->bias);
+    free(w->dst);
+    free(w->want);
+    memset(w, 0, sizeof *w);
+}

@@ -22,6 +22,44 @@ bool lgb_dt(const char *s, lg_dtype *dt, lgb_result *res);
 /* lg_kernel_execute, a failure recorded in res. */
 bool lgb_execute(const lg_kernel *k, int nargs, const lg_arg *args, lgb_result *res);
 
+/* Most execution arguments a driver passes (concat: 16 sources and dst). */
+#define LGB_MAX_ARGS 17
+
+/* A created kernel and its execution arguments: what lgb_perf times. */
+typedef struct lgb_run {
+    lg_kernel *k;
+    int nargs;
+    lg_arg args[LGB_MAX_ARGS];
+} lgb_run;
+
+/* lgb_perf's callback for an lgb_run: lg_kernel_execute(k, nargs, args). */
+void lgb_run_exec(void *run);
+
+/* What a weighted kernel (conv, inner product) runs on: the layouts the
+ * kernel chose for "any", buffers for them filled with small integers
+ * seeded by the reproducer line (dst holds dst_old, a sum's input), and
+ * `want`, for the truth. */
+typedef struct lgb_wbufs {
+    lg_md sq, wq, dq;
+    void *src, *wei, *bias, *dst, *want;
+} lgb_wbufs;
+
+/* After r->k is created: query its layouts, allocate and fill w (bias by
+ * bias_md, each value times bias_scale), and set r's arguments (bias only
+ * if with_bias). FAILED into res on error; w is freed by lgb_wbufs_free
+ * either way. */
+bool lgb_wbufs_init(lgb_wbufs *w, lgb_run *r, const lg_md *bias_md, bool with_bias,
+                    float bias_scale, const char *seed, lgb_result *res);
+
+/* Once the driver's reference has turned w->want (a copy of dst_old) into
+ * the truth: run r (dst poisoned first unless the chain has a sum), then
+ * check dst's padding and compare it with want (1e-5 relative to
+ * max(|want|, 1)); PASSED or FAILED into res. */
+void lgb_wbufs_check(const lgb_ctx *ctx, lgb_wbufs *w, const lgb_run *r, bool has_sum,
+                     lgb_result *res);
+
+void lgb_wbufs_free(lgb_wbufs *w);
+
 /* An attribute and the run-time values it asks for. */
 typedef struct lgb_attr_bufs {
     lg_attr *attr;

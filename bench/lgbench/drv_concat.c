@@ -16,18 +16,7 @@
 enum { K_SDT, K_DDT, K_STAG, K_DTAG, K_AXIS, K_COUNT };
 
 /* Most sources a problem line may give. */
-#define MAX_SRC 16
-
-typedef struct lg_run {
-    lg_kernel *k;
-    int nargs;
-    lg_arg args[MAX_SRC + 1];
-} lg_run;
-
-static void run_lg(void *p) {
-    lg_run *r = p;
-    lg_kernel_execute(r->k, r->nargs, r->args);
-}
+#define MAX_SRC (LGB_MAX_ARGS - 1)
 
 /* Split s at ':' into at most MAX_SRC parts of at most 63 characters. */
 static int split(const char *s, char parts[MAX_SRC][64]) {
@@ -113,7 +102,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
     lg_md dq;
     if (!lgb_md(&dq, nd, total, ddt, job->vals[K_DTAG], "dst", res) || !lgb_fits(2.0 * bytes, res))
         return;
-    lg_run r = {0};
+    lgb_run r = {0};
     void *sb[MAX_SRC] = {0}, *out = NULL, *want = NULL;
     lgb_dnnl *dn = NULL;
     if (!lgb_created(lg_concat_create(&r.k, (int)axis, n, sm, &dq), "lg_concat_create", res))
@@ -149,7 +138,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
     }
     if (ctx->mode.performance && res->status == LGB_PASSED) {
         dn = lgb_dnnl_concat(n, sm, &dm, (int)axis, sb, NULL, res->msg, sizeof res->msg);
-        lgb_perf(ctx, run_lg, &r, dn ? lgb_dnnl_run : NULL, dn, res);
+        lgb_perf(ctx, lgb_run_exec, &r, dn ? lgb_dnnl_run : NULL, dn, res);
         if (dn) snprintf(res->dnnl_impl, sizeof res->dnnl_impl, "%s", lgb_dnnl_impl(dn));
         res->bytes = bytes;
     }

@@ -41,17 +41,6 @@ enum {
     K_COUNT
 };
 
-typedef struct lg_run {
-    lg_kernel *k;
-    int nargs;
-    lg_arg args[4];
-} lg_run;
-
-static void run_lg(void *p) {
-    lg_run *r = p;
-    lg_kernel_execute(r->k, r->nargs, r->args);
-}
-
 /* "f32" (all three) or three type names run together ("u8s8f32"). */
 static bool parse_cfg(const char *s, lg_dtype dt[3]) {
     static const char *const names[] = {"bf16", "f32", "f16", "s32", "s8", "u8"};
@@ -181,62 +170,30 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
         if (!lgb_fits(4.0 * n, res)) return;
     }
     lgb_attr_bufs ab;
-    lg_run r = {0};
-    void *src = NULL, *wei = NULL, *bias = NULL, *dst = NULL, *want = NULL;
+    lgb_run r = {0};
+    lgb_wbufs wb = {0};
     lgb_dnnl *dn = NULL;
-    lg_md sq, wq, dq; /* the layouts the kernel chose for "any" */
     if (!lgb_attr_build(&spec, &s, &d, &ab, res)) goto done;
     if (!lgb_created(lg_conv_create(&r.k, &p, &s, &w, with_bias ? &b : NULL, &d, ab.attr),
                      "lg_conv_create", res))
         goto done;
     snprintf(res->impl, sizeof res->impl, "%s", lg_kernel_impl(r.k));
-    if (lg_kernel_query_md(r.k, LG_ARG_SRC, &sq) != LG_OK ||
-        lg_kernel_query_md(r.k, LG_ARG_WEIGHTS, &wq) != LG_OK ||
-        lg_kernel_query_md(r.k, LG_ARG_DST, &dq) != LG_OK) {
-        lgb_set(res, LGB_FAILED, "lg_kernel_query_md: %s", lg_last_error());
-        goto done;
-    }
-    src = lgb_buf_alloc(&sq);
-    wei = lgb_buf_alloc(&wq);
-    bias = lgb_buf_alloc(&b);
-    dst = lgb_buf_alloc(&dq);
-    want = lgb_buf_alloc(&dq);
-    if (!src || !wei || !bias || !dst || !want) {
-        lgb_set(res, LGB_FAILED, "out of memory");
-        goto done;
-    }
-    lgb_rng rng = lgb_rng_seed(job->repro);
-    lgb_buf_fill(&sq, src, &rng, -3.5f, 4.5f, true);
-    lgb_buf_fill(&wq, wei, &rng, -3.5f, 4.5f, true);
-    lgb_buf_fill(&b, bias, &rng, -40, 40, true);
-    for (int64_t i = 0; i < oc; i++) ((float *)bias)[i] *= 0.25f;
-    lgb_buf_fill(&dq, dst, &rng, -20, 20, true); /* dst_old, for a sum */
-    r.args[0] = (lg_arg){LG_ARG_SRC, src};
-    r.args[1] = (lg_arg){LG_ARG_WEIGHTS, wei};
-    r.args[2] = (lg_arg){LG_ARG_DST, dst};
-    r.nargs = 3;
-    if (with_bias) r.args[r.nargs++] = (lg_arg){LG_ARG_BIAS, bias};
+    if (!lgb_wbufs_init(&wb, &r, &b, with_bias, 0.25f, job->repro, res)) goto done;
     res->status = LGB_PASSED;
     bool has_sum = false;
     for (int i = 0; i < spec.npost; i++) has_sum = has_sum || spec.post[i].kind == LGB_POST_SUM;
     if (ctx->mode.correctness) {
-        memcpy(want, dst, lg_md_size(&dq));
-        if (!reference(&p, &sq, &wq, with_bias ? &b : NULL, &dq, &spec, src, wei,
-                       with_bias ? bias : NULL, want, res))
+        memcpy(wb.want, wb.dst, lg_md_size(&wb.dq));
+        if (!reference(&p, &wb.sq, &wb.wq, with_bias ? &b : NULL, &wb.dq, &spec, wb.src, wb.wei,
+                       with_bias ? wb.bias : NULL, wb.want, res))
             goto done;
-        if (!has_sum) lgb_buf_poison(&dq, dst);
-        if (lgb_execute(r.k, r.nargs, r.args, res)) {
-            lgb_inject_fault(ctx->fault, &dq, dst);
-            bool ok = lgb_check_padding(&dq, dst, "dst", res->msg, sizeof res->msg) &&
-                      lgb_compare_rel(&dq, dst, want, 1e-5, 1.0, "dst", res->msg, sizeof res->msg);
-            res->status = ok ? LGB_PASSED : LGB_FAILED;
-        }
+        lgb_wbufs_check(ctx, &wb, &r, has_sum, res);
     }
     if (ctx->mode.performance && res->status == LGB_PASSED) {
         /* oneDNN gets the layouts as asked: "any" lets it choose its own. */
-        dn = lgb_dnnl_conv(&p, &s, &w, with_bias ? &b : NULL, &d, &spec, src, wei, bias, NULL,
-                           res->msg, sizeof res->msg);
-        lgb_perf(ctx, run_lg, &r, dn ? lgb_dnnl_run : NULL, dn, res);
+        dn = lgb_dnnl_conv(&p, &s, &w, with_bias ? &b : NULL, &d, &spec, wb.src, wb.wei, wb.bias,
+                           NULL, res->msg, sizeof res->msg);
+        lgb_perf(ctx, lgb_run_exec, &r, dn ? lgb_dnnl_run : NULL, dn, res);
         if (dn) snprintf(res->dnnl_impl, sizeof res->dnnl_impl, "%s", lgb_dnnl_impl(dn));
         res->flops = lgb_conv_desc_flops(&cd);
     }
@@ -244,11 +201,7 @@ done:
     lgb_dnnl_destroy(dn);
     lg_kernel_destroy(r.k);
     lgb_attr_free(&ab);
-    free(src);
-    free(wei);
-    free(bias);
-    free(dst);
-    free(want);
+    lgb_wbufs_free(&wb);
 }
 
 const lgb_driver lgb_drv_conv = {

@@ -18,16 +18,6 @@
 
 enum { K_DIR, K_DT, K_TAG, K_ALG, K_ALPHA, K_BETA, K_INPLACE, K_POST, K_COUNT };
 
-typedef struct lg_run {
-    lg_kernel *k;
-    lg_arg args[2];
-} lg_run;
-
-static void run_lg(void *p) {
-    lg_run *r = p;
-    lg_kernel_execute(r->k, 2, r->args);
-}
-
 /* Inputs that exercise each algorithm's interesting range. */
 static void fill(const lg_md *md, void *buf, lgb_rng *r, lg_eltwise_alg alg) {
     switch (md->dtype) {
@@ -108,7 +98,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
     if (!lgb_md(&md, nd, dims, dt, job->vals[K_TAG], "data", res) ||
         !lgb_fits(3.0 * (double)lg_md_size(&md), res))
         return;
-    lg_run r = {0};
+    lgb_run r = {0};
     void *src = NULL, *dst = NULL, *want = NULL;
     lgb_dnnl *dn = NULL;
     if (!lgb_created(lg_eltwise_create(&r.k, alg, alpha, beta, &md, NULL), "lg_eltwise_create",
@@ -126,6 +116,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
     fill(&md, src, &rng, alg);
     r.args[0] = (lg_arg){LG_ARG_SRC, src};
     r.args[1] = (lg_arg){LG_ARG_DST, dst};
+    r.nargs = 2;
     res->status = LGB_PASSED;
     if (ctx->mode.correctness) {
         lg__eltwise_pd pd;
@@ -136,7 +127,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
         pd.beta = beta;
         lg__eltwise_ref(&pd, src, want);
         if (!inplace) lgb_buf_poison(&md, dst);
-        if (lgb_execute(r.k, 2, r.args, res)) {
+        if (lgb_execute(r.k, r.nargs, r.args, res)) {
             lgb_inject_fault(ctx->fault, &md, dst);
             bool ok = lgb_check_padding(&md, dst, "dst", res->msg, sizeof res->msg) &&
                       lgb_compare(&md, dst, want, lg__eltwise_ulp_bound(alg), "dst", res->msg,
@@ -148,7 +139,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
     if (ctx->mode.performance && res->status == LGB_PASSED) {
         dn = lgb_dnnl_eltwise(alg, alpha, beta, &md, src, inplace ? src : NULL, res->msg,
                               sizeof res->msg);
-        lgb_perf(ctx, run_lg, &r, dn ? lgb_dnnl_run : NULL, dn, res);
+        lgb_perf(ctx, lgb_run_exec, &r, dn ? lgb_dnnl_run : NULL, dn, res);
         if (dn) snprintf(res->dnnl_impl, sizeof res->dnnl_impl, "%s", lgb_dnnl_impl(dn));
         res->bytes = 2.0 * (double)lg_md_size(&md);
     }

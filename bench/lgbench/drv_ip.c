@@ -21,17 +21,6 @@
 
 enum { K_DIR, K_DT, K_STAG, K_WTAG, K_DTAG, K_POST, K_MB, K_COUNT };
 
-typedef struct lg_run {
-    lg_kernel *k;
-    int nargs;
-    lg_arg args[4];
-} lg_run;
-
-static void run_lg(void *p) {
-    lg_run *r = p;
-    lg_kernel_execute(r->k, r->nargs, r->args);
-}
-
 /* mb, ic, id, ih, iw, oc from the descriptor; false on a malformed one. */
 static bool parse_desc(const char *s, int64_t v[6], int *nd) {
     static const char *const keys[6] = {"mb", "ic", "id", "ih", "iw", "oc"};
@@ -105,46 +94,22 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
     if (!lgb_fits(4.0 * ((double)v[0] * k * 2 + (double)oc * k + 3.0 * (double)v[0] * oc), res))
         return;
     lgb_attr_bufs ab;
-    lg_run r = {0};
-    void *src = NULL, *wei = NULL, *bias = NULL, *dst = NULL, *want = NULL;
+    lgb_run r = {0};
+    lgb_wbufs wb = {0};
     lgb_dnnl *dn = NULL;
-    lg_md sq, wq, dq;
     if (!lgb_attr_build(&spec, &s, &d, &ab, res)) goto done;
     if (!lgb_created(lg_inner_product_create(&r.k, &s, &w, with_bias ? &b : NULL, &d, ab.attr),
                      "lg_inner_product_create", res))
         goto done;
     snprintf(res->impl, sizeof res->impl, "%s", lg_kernel_impl(r.k));
-    if (lg_kernel_query_md(r.k, LG_ARG_SRC, &sq) != LG_OK ||
-        lg_kernel_query_md(r.k, LG_ARG_WEIGHTS, &wq) != LG_OK ||
-        lg_kernel_query_md(r.k, LG_ARG_DST, &dq) != LG_OK) {
-        lgb_set(res, LGB_FAILED, "lg_kernel_query_md: %s", lg_last_error());
-        goto done;
-    }
-    src = lgb_buf_alloc(&sq);
-    wei = lgb_buf_alloc(&wq);
-    bias = lgb_buf_alloc(&b);
-    dst = lgb_buf_alloc(&dq);
-    want = lgb_buf_alloc(&dq);
-    if (!src || !wei || !bias || !dst || !want) {
-        lgb_set(res, LGB_FAILED, "out of memory");
-        goto done;
-    }
-    lgb_rng rng = lgb_rng_seed(job->repro);
-    lgb_buf_fill(&sq, src, &rng, -3.5f, 4.5f, true);
-    lgb_buf_fill(&wq, wei, &rng, -3.5f, 4.5f, true);
-    lgb_buf_fill(&b, bias, &rng, -40, 40, true);
-    lgb_buf_fill(&dq, dst, &rng, -20, 20, true); /* dst_old, for a sum */
-    r.args[0] = (lg_arg){LG_ARG_SRC, src};
-    r.args[1] = (lg_arg){LG_ARG_WEIGHTS, wei};
-    r.args[2] = (lg_arg){LG_ARG_DST, dst};
-    r.nargs = 3;
-    if (with_bias) r.args[r.nargs++] = (lg_arg){LG_ARG_BIAS, bias};
+    if (!lgb_wbufs_init(&wb, &r, &b, with_bias, 1.0f, job->repro, res)) goto done;
     res->status = LGB_PASSED;
     bool has_sum = false;
     for (int i = 0; i < spec.npost; i++) has_sum = has_sum || spec.post[i].kind == LGB_POST_SUM;
     if (ctx->mode.correctness) {
         lg__ip_pd pd;
-        if (lg__ip_query(&sq, &wq, with_bias ? &b : NULL, &dq, ab.attr, NULL, &pd) != LG_OK) {
+        if (lg__ip_query(&wb.sq, &wb.wq, with_bias ? &b : NULL, &wb.dq, ab.attr, NULL, &pd) !=
+            LG_OK) {
             lgb_set(res, LGB_FAILED, "the reference refuses the problem");
             goto done;
         }
@@ -153,21 +118,15 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
             lgb_set(res, LGB_FAILED, "out of memory (reference tables)");
             goto done;
         }
-        memcpy(want, dst, lg_md_size(&dq));
-        lg__ip_ref(&pd, &t, src, wei, with_bias ? bias : NULL, want);
+        memcpy(wb.want, wb.dst, lg_md_size(&wb.dq));
+        lg__ip_ref(&pd, &t, wb.src, wb.wei, with_bias ? wb.bias : NULL, wb.want);
         lg__ip_tabs_free(&t);
-        if (!has_sum) lgb_buf_poison(&dq, dst);
-        if (lgb_execute(r.k, r.nargs, r.args, res)) {
-            lgb_inject_fault(ctx->fault, &dq, dst);
-            bool ok = lgb_check_padding(&dq, dst, "dst", res->msg, sizeof res->msg) &&
-                      lgb_compare_rel(&dq, dst, want, 1e-5, 1.0, "dst", res->msg, sizeof res->msg);
-            res->status = ok ? LGB_PASSED : LGB_FAILED;
-        }
+        lgb_wbufs_check(ctx, &wb, &r, has_sum, res);
     }
     if (ctx->mode.performance && res->status == LGB_PASSED) {
-        dn = lgb_dnnl_ip(&s, &w, with_bias ? &b : NULL, &d, &spec, src, wei, bias, NULL, res->msg,
-                         sizeof res->msg);
-        lgb_perf(ctx, run_lg, &r, dn ? lgb_dnnl_run : NULL, dn, res);
+        dn = lgb_dnnl_ip(&s, &w, with_bias ? &b : NULL, &d, &spec, wb.src, wb.wei, wb.bias, NULL,
+                         res->msg, sizeof res->msg);
+        lgb_perf(ctx, lgb_run_exec, &r, dn ? lgb_dnnl_run : NULL, dn, res);
         if (dn) snprintf(res->dnnl_impl, sizeof res->dnnl_impl, "%s", lgb_dnnl_impl(dn));
         res->flops = 2.0 * (double)v[0] * (double)oc * k;
     }
@@ -175,11 +134,7 @@ done:
     lgb_dnnl_destroy(dn);
     lg_kernel_destroy(r.k);
     lgb_attr_free(&ab);
-    free(src);
-    free(wei);
-    free(bias);
-    free(dst);
-    free(want);
+    lgb_wbufs_free(&wb);
 }
 
 const lgb_driver lgb_drv_ip = {

@@ -19,16 +19,6 @@
 
 enum { K_DIR, K_DT, K_TAG, K_ALG, K_COUNT };
 
-typedef struct lg_run {
-    lg_kernel *k;
-    lg_arg args[2];
-} lg_run;
-
-static void run_lg(void *p) {
-    lg_run *r = p;
-    lg_kernel_execute(r->k, 2, r->args);
-}
-
 /* The descriptor as a conv one whose oc is its ic. */
 static bool parse_desc(const char *s, lgb_conv_desc *d, char *err, size_t len) {
     const char *ic = strstr(s, "ic");
@@ -87,7 +77,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
         !lgb_md(&dst, d.ndims, dd, dt, job->vals[K_TAG], "dst", res) ||
         !lgb_fits(2.0 * (double)(lg_md_size(&src) + lg_md_size(&dst)), res))
         return;
-    lg_run r = {0};
+    lgb_run r = {0};
     void *in = NULL, *out = NULL, *want = NULL;
     lg__pool_geom g = {0};
     lgb_dnnl *dn = NULL;
@@ -105,6 +95,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
     lgb_buf_fill(&src, in, &rng, ints ? -100 : -10, ints ? 100 : 10, ints);
     r.args[0] = (lg_arg){LG_ARG_SRC, in};
     r.args[1] = (lg_arg){LG_ARG_DST, out};
+    r.nargs = 2;
     res->status = LGB_PASSED;
     if (ctx->mode.correctness) {
         lg__pool_pd pd;
@@ -115,7 +106,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
         }
         lg__pool_ref(&pd, &g, NULL, in, want);
         lgb_buf_poison(&dst, out);
-        if (lgb_execute(r.k, 2, r.args, res)) {
+        if (lgb_execute(r.k, r.nargs, r.args, res)) {
             lgb_inject_fault(ctx->fault, &dst, out);
             bool ok = lgb_check_padding(&dst, out, "dst", res->msg, sizeof res->msg) &&
                       lgb_compare(&dst, out, want, 0.0, "dst", res->msg, sizeof res->msg);
@@ -124,7 +115,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
     }
     if (ctx->mode.performance && res->status == LGB_PASSED) {
         dn = lgb_dnnl_pool(&p, &src, &dst, in, out, res->msg, sizeof res->msg);
-        lgb_perf(ctx, run_lg, &r, dn ? lgb_dnnl_run : NULL, dn, res);
+        lgb_perf(ctx, lgb_run_exec, &r, dn ? lgb_dnnl_run : NULL, dn, res);
         if (dn) snprintf(res->dnnl_impl, sizeof res->dnnl_impl, "%s", lgb_dnnl_impl(dn));
         res->bytes = (double)(lg_md_size(&src) + lg_md_size(&dst));
     }

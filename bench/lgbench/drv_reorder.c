@@ -29,17 +29,6 @@ enum {
     K_COUNT
 };
 
-typedef struct lg_run {
-    lg_kernel *k;
-    int nargs;
-    lg_arg args[8];
-} lg_run;
-
-static void run_lg(void *p) {
-    lg_run *r = p;
-    lg_kernel_execute(r->k, r->nargs, r->args);
-}
-
 /* Values for a source of type dt: a range that, with scales up to 4, also
  * drives s8/u8 destinations into saturation. */
 static void fill_src(const lg_md *md, void *buf, lgb_rng *r) {
@@ -60,7 +49,7 @@ static void fill_src(const lg_md *md, void *buf, lgb_rng *r) {
 }
 
 static void check(const lgb_ctx *ctx, const lg_md *s, const lg_md *d, const lgb_attr_spec *spec,
-                  const lgb_attr_bufs *ab, lg_run *run, void *src, void *dst, lgb_result *res) {
+                  const lgb_attr_bufs *ab, lgb_run *run, void *src, void *dst, lgb_result *res) {
     size_t dsz = lg_md_size(d);
     void *want = lgb_buf_alloc(d);
     if (!want) {
@@ -114,7 +103,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
         !lgb_fits((double)lg_md_size(&s) + 2.0 * (double)lg_md_size(&d), res))
         return;
     lgb_attr_bufs ab;
-    lg_run r = {0};
+    lgb_run r = {0};
     void *src = NULL, *dst = NULL;
     lgb_dnnl *dn = NULL;
     if (!lgb_attr_build(&spec, &s, &d, &ab, res)) goto out;
@@ -140,7 +129,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
                             {ab.scale_mask[0], ab.scale_mask[1]},
                             {ab.zp_mask[0], ab.zp_mask[1]}};
         dn = lgb_dnnl_reorder(&s, &d, &spec, &q, src, NULL, res->msg, sizeof res->msg);
-        lgb_perf(ctx, run_lg, &r, dn ? lgb_dnnl_run : NULL, dn, res);
+        lgb_perf(ctx, lgb_run_exec, &r, dn ? lgb_dnnl_run : NULL, dn, res);
         if (dn) snprintf(res->dnnl_impl, sizeof res->dnnl_impl, "%s", lgb_dnnl_impl(dn));
         res->bytes = (double)(lg_md_size(&s) + lg_md_size(&d) * (spec.npost ? 2 : 1));
     }

@@ -12,16 +12,6 @@
 
 enum { K_DIR, K_DT, K_TAG, K_AXIS, K_GROUP, K_COUNT };
 
-typedef struct lg_run {
-    lg_kernel *k;
-    lg_arg args[2];
-} lg_run;
-
-static void run_lg(void *p) {
-    lg_run *r = p;
-    lg_kernel_execute(r->k, 2, r->args);
-}
-
 static bool parse_int(const char *s, long long lo, long long hi, long long *v) {
     char *e;
     *v = strtoll(s, &e, 10);
@@ -50,7 +40,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
     if (!lgb_md(&md, nd, dims, dt, job->vals[K_TAG], "data", res) ||
         !lgb_fits(3.0 * (double)lg_md_size(&md), res))
         return;
-    lg_run r = {0};
+    lgb_run r = {0};
     void *in = NULL, *out = NULL, *want = NULL;
     lgb_dnnl *dn = NULL;
     if (!lgb_created(lg_shuffle_create(&r.k, prop, &md, (int)axis, group), "lg_shuffle_create",
@@ -69,6 +59,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
     bool fwd = prop == LG_FORWARD;
     r.args[0] = (lg_arg){fwd ? LG_ARG_SRC : LG_ARG_DIFF_DST, in};
     r.args[1] = (lg_arg){fwd ? LG_ARG_DST : LG_ARG_DIFF_SRC, out};
+    r.nargs = 2;
     res->status = LGB_PASSED;
     if (ctx->mode.correctness) {
         lg__shuffle_pd pd;
@@ -79,7 +70,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
         pd.group = group;
         lg__shuffle_ref(&pd, in, want);
         lgb_buf_poison(&md, out);
-        if (lgb_execute(r.k, 2, r.args, res)) {
+        if (lgb_execute(r.k, r.nargs, r.args, res)) {
             lgb_inject_fault(ctx->fault, &md, out);
             bool ok = lgb_check_padding(&md, out, "dst", res->msg, sizeof res->msg) &&
                       lgb_compare(&md, out, want, 0.0, "dst", res->msg, sizeof res->msg);
@@ -88,7 +79,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
     }
     if (ctx->mode.performance && res->status == LGB_PASSED) {
         dn = lgb_dnnl_shuffle(prop, &md, (int)axis, group, in, NULL, res->msg, sizeof res->msg);
-        lgb_perf(ctx, run_lg, &r, dn ? lgb_dnnl_run : NULL, dn, res);
+        lgb_perf(ctx, lgb_run_exec, &r, dn ? lgb_dnnl_run : NULL, dn, res);
         if (dn) snprintf(res->dnnl_impl, sizeof res->dnnl_impl, "%s", lgb_dnnl_impl(dn));
         res->bytes = 2.0 * (double)lg_md_size(&md);
     }

@@ -15,16 +15,6 @@
 
 enum { K_DIR, K_SDT, K_DDT, K_STAG, K_DTAG, K_ALG, K_AXIS, K_INPLACE, K_COUNT };
 
-typedef struct lg_run {
-    lg_kernel *k;
-    lg_arg args[2];
-} lg_run;
-
-static void run_lg(void *p) {
-    lg_run *r = p;
-    lg_kernel_execute(r->k, 2, r->args);
-}
-
 static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
     int nd;
     int64_t dims[LG_MAX_NDIMS];
@@ -71,7 +61,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
         lgb_skip(res, "invalid case (benchdnn skips it too)", "in place with src != dst md");
         return;
     }
-    lg_run r = {0};
+    lgb_run r = {0};
     void *in = NULL, *out = NULL, *want = NULL;
     lgb_dnnl *dn = NULL;
     if (!lgb_created(lg_softmax_create(&r.k, alg, (int)axis, &src, &dst), "lg_softmax_create", res))
@@ -88,6 +78,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
     lgb_buf_fill(&src, in, &rng, -10, 10, false);
     r.args[0] = (lg_arg){LG_ARG_SRC, in};
     r.args[1] = (lg_arg){LG_ARG_DST, out};
+    r.nargs = 2;
     res->status = LGB_PASSED;
     if (ctx->mode.correctness) {
         lg__softmax_pd pd;
@@ -98,7 +89,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
         pd.axis = (int32_t)axis;
         lg__softmax_ref(&pd, NULL, in, want);
         if (!inplace) lgb_buf_poison(&dst, out);
-        if (lgb_execute(r.k, 2, r.args, res)) {
+        if (lgb_execute(r.k, r.nargs, r.args, res)) {
             lgb_inject_fault(ctx->fault, &dst, out);
             /* The stated bound with |d| <= 20 (inputs in [-10, 10)):
              * relative (A + 28) 2^-24 for softmax; for log-softmax an
@@ -116,7 +107,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
     }
     if (ctx->mode.performance && res->status == LGB_PASSED) {
         dn = lgb_dnnl_softmax(alg, (int)axis, &src, &dst, in, out, res->msg, sizeof res->msg);
-        lgb_perf(ctx, run_lg, &r, dn ? lgb_dnnl_run : NULL, dn, res);
+        lgb_perf(ctx, lgb_run_exec, &r, dn ? lgb_dnnl_run : NULL, dn, res);
         if (dn) snprintf(res->dnnl_impl, sizeof res->dnnl_impl, "%s", lgb_dnnl_impl(dn));
         res->bytes = (double)(lg_md_size(&src) + lg_md_size(&dst));
     }

@@ -4,7 +4,7 @@
 
     /usr/bin/python3 bench/nets/run.py [--build=build] [--models=blocks]
         [--batches=1,16] [--rounds=15] [--iters=5] [--threads=2]
-        [--json=OUT.json]
+        [--none-rounds=1] [--profile] [--json=OUT.json]
 
 For each model and batch: export it (scripts/export_models.py: random weights
 from a fixed seed, opset 13, symbolic batch), compare the three runtimes'
@@ -16,7 +16,12 @@ ratio is peer median / lgraph OPTIMAL median. Prints a Markdown table: the
 median (min-max) of per-round ratios, each side's ms (median over rounds),
 GFLOP/s and share of the machine's measured FMA peak (bench_fma_peak), and
 lgraph's load + compile time and memory (arena + weights) beside ONNX
-Runtime's resident memory. README.md in this folder says how to set it up.
+Runtime's resident memory. NONE (no propagation: the model's nchw
+everywhere) is a reference, not a contender: it is timed in the first
+--none-rounds rounds only, one iteration each. --profile adds, per model
+and batch, where lgraph's OPTIMAL time goes (lgraph-run --profile: share per
+layer class). plot.sh draws the chart from --json's file. README.md in this
+folder says how to set it up.
 """
 import argparse
 import json
@@ -68,10 +73,11 @@ def run_json(cmd, env=None):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def lgraph_cmd(args, model, batch, strategy, inp, out="-", compare=None):
+def lgraph_cmd(args, model, batch, strategy, inp, out="-", compare=None, iters=None,
+               warmup=2):
     cmd = [os.path.join(args.build, "tools", "lgraph-run"), model, "--batch=%d" % batch,
-           "--strategy=" + strategy, "--input=" + inp, "--iters=%d" % args.iters,
-           "--warmup=2", "--threads=%d" % args.threads, "--json"]
+           "--strategy=" + strategy, "--input=" + inp, "--iters=%d" % (iters or args.iters),
+           "--warmup=%d" % warmup, "--threads=%d" % args.threads, "--json"]
     if out != "-":
         cmd.append("--output=" + out)
     if compare:
@@ -146,9 +152,12 @@ def bench(args, name, batch, peak, rows):
     ort_diff = float(np.abs(np.load(ort_out) - want).max() / max(np.abs(want).max(), 1e-30))
     sides = {"optimal": [], "greedy": [], "none": [], "ort": [], "torch": []}
     ratio_ort, ratio_torch, rss = [], [], []
-    for _ in range(args.rounds):
-        for s in ("optimal", "greedy", "none"):
+    for rnd in range(args.rounds):
+        for s in ("optimal", "greedy"):
             sides[s].append(run_json(lgraph_cmd(args, path, batch, s, inp))["median_ms"])
+        if rnd < args.none_rounds:
+            sides["none"].append(run_json(lgraph_cmd(args, path, batch, "none", inp, iters=1,
+                                                     warmup=0))["median_ms"])
         o = run_json(ort_cmd(args, path, inp))
         sides["ort"].append(o["median_ms"])
         rss.append(o["rss_mb"])
@@ -157,7 +166,11 @@ def bench(args, name, batch, peak, rows):
         ratio_torch.append(sides["torch"][-1] / sides["optimal"][-1])
     f = flops(path, batch)
     weights = sum(int(np.prod(t.dims)) * 4 for t in onnx.load(path).graph.initializer)
-    med = {k: statistics.median(v) for k, v in sides.items()}
+    med = {k: statistics.median(v) if v else float("nan") for k, v in sides.items()}
+    prof = None
+    if args.profile:
+        cmd = lgraph_cmd(args, path, batch, "optimal", inp, iters=max(args.iters, 10))
+        prof = run_json(cmd + ["--profile"])["profile"]
 
     def gf(ms):
         return f / ms / 1e6
@@ -175,6 +188,8 @@ def bench(args, name, batch, peak, rows):
         "ort_rss_mb": statistics.median(rss),
         "max_rel_diff_lgraph": lg0.get("max_rel_diff"), "max_rel_diff_ort": ort_diff,
         "runtime_reorders": lg0["runtime_reorders"], "steps": lg0["steps"],
+        "by_class": prof["by_class"] if prof else None,
+        "by_kind": prof["by_kind"] if prof else None,
     }
     rows.append(row)
     return row
@@ -188,6 +203,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--iters", type=int, default=5)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--none-rounds", type=int, default=1)
+    ap.add_argument("--profile", action="store_true")
     ap.add_argument("--json")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
@@ -212,6 +229,18 @@ def main():
               peak, args.threads, ", ".join("%s N=%d lgraph %.1e, ORT %.1e" % (
                   r["model"], r["batch"], r["max_rel_diff_lgraph"], r["max_rel_diff_ort"])
                   for r in rows)))
+    if args.profile:
+        classes = []
+        for r in rows:
+            classes += [c for c in r["by_class"] if c not in classes]
+        print("\nWhere lgraph's OPTIMAL time goes (lgraph-run --profile, share of the steps' "
+              "sum per layer class):\n")
+        print("| network | N | " + " | ".join(classes) + " |")
+        print("|" + "---|" * (len(classes) + 2))
+        for r in rows:
+            bc = r["by_class"]
+            print("| %s | %d | " % (r["model"], r["batch"]) + " | ".join(
+                "%.1f%%" % (100 * bc[c]["share"]) if c in bc else "-" for c in classes) + " |")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"fma_peak_gflops": peak, "rows": rows}, f, indent=1)

@@ -1,7 +1,8 @@
 /* Pass "eliminate_reorders": after reorders are inserted, a reorder r2 that
  * reads the result of another reorder r1 (A -> B -> C) reads r1's source
  * directly (A -> C) when the first step loses nothing (same type, or a type
- * that holds every value of the source's exactly, e.g. s8 -> f32); and when C
+ * that holds every value of the source's exactly, e.g. s8 -> f32 or
+ * f8 -> f16); and when C
  * is A itself (an inverse pair, A -> B -> A) r2 disappears and its readers
  * read A. r1 leaves the schedule once nothing reads its result. Results are
  * unchanged (NaN payloads aside). Copies into output buffers are kept (a
@@ -20,6 +21,9 @@ static bool lossless(lg_dtype from, lg_dtype to) {
     case LG_F16:
     case LG_BF16:
         return to == LG_F32;
+    case LG_F8_E4M3: /* 3 mantissa bits, exponents -9..8: exact in f16, bf16, f32 */
+    case LG_F8_E5M2: /* f16's exponent range with 2 mantissa bits */
+        return to == LG_F32 || to == LG_F16 || to == LG_BF16;
     default:
         return false;
     }

@@ -136,3 +136,41 @@ Test(eliminate, lossy_pair_is_kept) {
     t_free(&x);
     t_free(&want);
 }
+
+/* f32 -> f8_e4m3 -> f16 -> f32: the first step rounds (it stays), the f8 ->
+ * f16 step loses nothing (every e4m3 value is an f16), so the last two
+ * merge into f8 -> f32; the outputs equal those of the unmerged plan bit
+ * for bit. */
+Test(eliminate, f8_widening_pair_merges) {
+    lg_rng r = {4};
+    tensor x = t_rand(4, dims, &r, -1, 1);
+    lg_graph *g;
+    cr_assert_eq(lg_graph_create(&g), LG_OK);
+    lg_md xmd = md_tag(4, dims, "nchw"), f8 = xmd, f16 = xmd;
+    cr_assert_eq(lg_md_init_tag(&f8, 4, dims, LG_F8_E4M3, "nchw"), LG_OK);
+    cr_assert_eq(lg_md_init_tag(&f16, 4, dims, LG_F16, "nhwc"), LG_OK);
+    lg_value vx, a, b, y;
+    cr_assert_eq(lg_graph_add_input(g, "x", &xmd, &vx), LG_OK);
+    cr_assert_eq(lg_graph_add_reorder(g, vx, &f8, NULL, &a), LG_OK);
+    cr_assert_eq(lg_graph_add_reorder(g, a, &f16, NULL, &b), LG_OK);
+    cr_assert_eq(lg_graph_add_reorder(g, b, &xmd, NULL, &y), LG_OK);
+    cr_assert_eq(lg_graph_add_output(g, y, "y", "nchw"), LG_OK);
+    lg_plan *p = compile_with(g, LG_STRATEGY_GREEDY, NULL);
+    lg_plan *q = compile_with(g, LG_STRATEGY_GREEDY, "eliminate_reorders");
+    cr_expect_eq(stats_of(p).runtime_reorders, 2, "f32 -> f8, then f8 -> f32");
+    cr_expect_eq(stats_of(q).runtime_reorders, 3);
+    const char *in = "x", *out = "y";
+    tensor got, want;
+    run_plan(p, 1, &in, &x, 1, &out, &got);
+    run_plan(q, 1, &in, &x, 1, &out, &want);
+    t_expect_near(&got, &want, 0, 0, "merged f8 chain");
+    int64_t coarse = 0; /* e4m3 keeps 3 mantissa bits: most values moved */
+    for (int64_t i = 0; i < t_count(&x); i++) coarse += got.d[i] != x.d[i];
+    cr_expect_gt(coarse, t_count(&x) / 2, "the f8 rounding happened");
+    t_free(&got);
+    t_free(&want);
+    lg_plan_destroy(p);
+    lg_plan_destroy(q);
+    lg_graph_destroy(g);
+    t_free(&x);
+}

@@ -5,6 +5,8 @@
  * (x - mean) * (gamma / sqrt(var + eps))): the two may differ by a few f32
  * roundings of the terms, 2^-21 (|x - mean| |a| + |beta|) + 2^-126. */
 #include "test_util.h"
+#include "test_dnnl_util.h"
+#include "test_layers_util.h"
 
 #include <criterion/criterion.h>
 #include <lgraph.h>
@@ -12,27 +14,6 @@
 #include <oneapi/dnnl/dnnl.h>
 #include <stdlib.h>
 #include <string.h>
-
-static dnnl_engine_t eng;
-static dnnl_stream_t strm;
-
-static void setup(void) {
-    cr_assert_eq(dnnl_engine_create(&eng, dnnl_cpu, 0), dnnl_success);
-    cr_assert_eq(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags), dnnl_success);
-}
-
-static void teardown(void) {
-    dnnl_stream_destroy(strm);
-    dnnl_engine_destroy(eng);
-}
-
-static bool next_idx(int64_t *idx, const int64_t *dims, int nd) {
-    for (int d = nd - 1; d >= 0; d--) {
-        if (++idx[d] < dims[d]) return true;
-        idx[d] = 0;
-    }
-    return false;
-}
 
 static void run(int nd, const int64_t *dims, const char *tag, dnnl_format_tag_t dtag,
                 unsigned flags, lg_rng *r) {
@@ -116,7 +97,7 @@ static void run(int nd, const int64_t *dims, const char *tag, dnnl_format_tag_t 
     free(b);
 }
 
-Test(dnnl_bnorm, layouts_flags, .init = setup, .fini = teardown) {
+Test(dnnl_bnorm, layouts_flags, .init = dnnl_setup, .fini = dnnl_teardown) {
     lg_rng r = {0xb4d};
     int64_t dims[4] = {2, 19, 5, 7};
     const char *tags[4] = {"nchw", "nhwc", "nChw8c", "nChw16c"};

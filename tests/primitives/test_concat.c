@@ -3,10 +3,10 @@
  * problems over ranks 2-5, every axis, plain / channels-last / blocked by 8
  * and 16 layouts mixed freely among sources and dst (channel counts not
  * multiples of the block), "any" dst, every type, every ISA cap; dst is
- * filled with garbage first and must come back exactly the truth with its
- * padding bytes zero. The paths the header promises are asserted
- * (ShuffleNet's 58 + 58 into nChw16c runs the blocked engine, not the
- * reference). Bad input names the argument. */
+ * (f8 included: concat and slice move bytes) filled with garbage first and must come back exactly
+ * the truth with its padding bytes zero. The paths the header promises are asserted (ShuffleNet's
+ * 58 + 58 into nChw16c runs the blocked engine, not the reference). Bad input names the argument.
+ */
 #include "primitives/cpu.h"
 #include "test_layers_util.h"
 #include "test_util.h"
@@ -16,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const lg_dtype types[] = {LG_F32, LG_BF16, LG_F16, LG_S8, LG_U8, LG_S32};
+static const lg_dtype types[] = {LG_F32, LG_BF16, LG_F16,     LG_S8,
+                                 LG_U8,  LG_S32,  LG_F8_E4M3, LG_F8_E5M2};
+static const int ntypes = (int)(sizeof types / sizeof types[0]);
 
 /* A buffer for md with random bytes at its logical elements, zeros elsewhere. */
 static unsigned char *random_buf(lg_rng *r, const lg_md *md) {
@@ -145,7 +147,7 @@ Test(concat, random_layouts_types_axes_isa) {
     for (int t = 0; t < 300; t++) {
         int nd = (int)lg_rng_int(&r, 2, 5), n = (int)lg_rng_int(&r, 1, 5);
         int axis = lg_rng_int(&r, 0, 2) ? 1 : (int)lg_rng_int(&r, 0, nd - 1);
-        lg_dtype dt = types[lg_rng_int(&r, 0, 5)];
+        lg_dtype dt = types[lg_rng_int(&r, 0, ntypes - 1)];
         int64_t dims[LG_MAX_NDIMS], ext[8];
         for (int d = 0; d < nd; d++) dims[d] = lg_rng_int(&r, 1, d == 1 ? 21 : 5);
         for (int i = 0; i < n; i++) ext[i] = lg_rng_int(&r, 1, 40);
@@ -273,7 +275,7 @@ Test(slice, random_layouts_types_axes_isa) {
     for (int t = 0; t < 300; t++) {
         int nd = (int)lg_rng_int(&r, 2, 5);
         int axis = lg_rng_int(&r, 0, 2) ? 1 : (int)lg_rng_int(&r, 0, nd - 1);
-        lg_dtype dt = types[lg_rng_int(&r, 0, 5)];
+        lg_dtype dt = types[lg_rng_int(&r, 0, ntypes - 1)];
         int64_t dims[LG_MAX_NDIMS];
         for (int d = 0; d < nd; d++) dims[d] = lg_rng_int(&r, 1, d == 1 ? 60 : 5);
         int64_t len = lg_rng_int(&r, 1, dims[axis]);

@@ -6,25 +6,13 @@
  * it on this CPU; a refusal is skipped). Which oneDNN implementation runs
  * does not matter: only its output is read. */
 #include "test_util.h"
+#include "test_dnnl_util.h"
 
 #include <criterion/criterion.h>
 #include <lgraph.h>
 #include <oneapi/dnnl/dnnl.h>
 #include <stdlib.h>
 #include <string.h>
-
-static dnnl_engine_t eng;
-static dnnl_stream_t strm;
-
-static void setup(void) {
-    cr_assert_eq(dnnl_engine_create(&eng, dnnl_cpu, 0), dnnl_success);
-    cr_assert_eq(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags), dnnl_success);
-}
-
-static void teardown(void) {
-    dnnl_stream_destroy(strm);
-    dnnl_engine_destroy(eng);
-}
 
 static const struct {
     const char *lg;
@@ -128,7 +116,7 @@ out:
     }
 }
 
-Test(concat_dnnl, layouts_types_axes, .init = setup, .fini = teardown) {
+Test(concat_dnnl, layouts_types_axes, .init = dnnl_setup, .fini = dnnl_teardown) {
     lg_rng r = {26};
     const lg_dtype types[] = {LG_F32, LG_S8, LG_BF16};
     for (int t = 0; t < 3; t++) {

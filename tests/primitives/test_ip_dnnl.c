@@ -7,6 +7,8 @@
  * (K + 8) 2^-22 (twice one summation's worst case), whichever oneDNN
  * implementation runs. Both sides get the weights in oihw / oi. */
 #include "test_util.h"
+#include "test_dnnl_util.h"
+#include "test_layers_util.h"
 
 #include <criterion/criterion.h>
 #include <lgraph.h>
@@ -14,29 +16,6 @@
 #include <oneapi/dnnl/dnnl.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define DN(x) cr_assert_eq((x), dnnl_success, "%s", #x)
-
-static dnnl_engine_t eng;
-static dnnl_stream_t strm;
-
-static void setup(void) {
-    DN(dnnl_engine_create(&eng, dnnl_cpu, 0));
-    DN(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags));
-}
-
-static void teardown(void) {
-    dnnl_stream_destroy(strm);
-    dnnl_engine_destroy(eng);
-}
-
-static bool next_idx(int64_t *idx, const int64_t *dims, int nd) {
-    for (int d = nd - 1; d >= 0; d--) {
-        if (++idx[d] < dims[d]) return true;
-        idx[d] = 0;
-    }
-    return false;
-}
 
 static void run(int nd, const int64_t *sdims, int64_t oc, const char *tag, dnnl_format_tag_t stag,
                 bool with_bias, bool relu, lg_rng *r) {
@@ -146,7 +125,7 @@ static void run(int nd, const int64_t *sdims, int64_t oc, const char *tag, dnnl_
     free(theirs);
 }
 
-Test(dnnl_ip, classifier_heads, .init = setup, .fini = teardown) {
+Test(dnnl_ip, classifier_heads, .init = dnnl_setup, .fini = dnnl_teardown) {
     lg_rng r = {0x1bd1};
     const int64_t ic[2] = {2048, 1280}, ns[2] = {1, 16};
     for (int i = 0; i < 2; i++)
@@ -158,7 +137,7 @@ Test(dnnl_ip, classifier_heads, .init = setup, .fini = teardown) {
     run(2, odd, 13, "ab", dnnl_ab, false, true, &r);
 }
 
-Test(dnnl_ip, layouts_4d, .init = setup, .fini = teardown) {
+Test(dnnl_ip, layouts_4d, .init = dnnl_setup, .fini = dnnl_teardown) {
     lg_rng r = {0x1bd2};
     int64_t sd[4] = {3, 19, 4, 5};
     const char *tags[4] = {"nchw", "nhwc", "nChw8c", "nChw16c"};

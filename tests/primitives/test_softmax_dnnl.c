@@ -4,6 +4,8 @@
  * bound, so the two may differ by four times lgraph's stated bound (each
  * side's exp and summation order), computed from d = x - max of the row. */
 #include "test_util.h"
+#include "test_dnnl_util.h"
+#include "test_layers_util.h"
 
 #include <criterion/criterion.h>
 #include <lgraph.h>
@@ -11,27 +13,6 @@
 #include <oneapi/dnnl/dnnl.h>
 #include <stdlib.h>
 #include <string.h>
-
-static dnnl_engine_t eng;
-static dnnl_stream_t strm;
-
-static void setup(void) {
-    cr_assert_eq(dnnl_engine_create(&eng, dnnl_cpu, 0), dnnl_success);
-    cr_assert_eq(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags), dnnl_success);
-}
-
-static void teardown(void) {
-    dnnl_stream_destroy(strm);
-    dnnl_engine_destroy(eng);
-}
-
-static bool next_idx(int64_t *idx, const int64_t *dims, int nd) {
-    for (int d = nd - 1; d >= 0; d--) {
-        if (++idx[d] < dims[d]) return true;
-        idx[d] = 0;
-    }
-    return false;
-}
 
 static void run(int nd, const int64_t *dims, const char *tag, dnnl_format_tag_t dtag, int alg,
                 int axis, lg_rng *r) {
@@ -98,7 +79,7 @@ static void run(int nd, const int64_t *dims, const char *tag, dnnl_format_tag_t 
     free(theirs);
 }
 
-Test(dnnl_softmax, layouts_axes_algs, .init = setup, .fini = teardown) {
+Test(dnnl_softmax, layouts_axes_algs, .init = dnnl_setup, .fini = dnnl_teardown) {
     lg_rng r = {0x5f01};
     int64_t dims[4] = {2, 19, 5, 7};
     const char *tags[4] = {"nchw", "nhwc", "nChw8c", "nChw16c"};
@@ -110,7 +91,7 @@ Test(dnnl_softmax, layouts_axes_algs, .init = setup, .fini = teardown) {
         }
 }
 
-Test(dnnl_softmax, classifier, .init = setup, .fini = teardown) {
+Test(dnnl_softmax, classifier, .init = dnnl_setup, .fini = dnnl_teardown) {
     lg_rng r = {0x5f02};
     int64_t dims[2] = {16, 1000};
     for (int alg = 0; alg < 2; alg++) run(2, dims, "ab", dnnl_ab, alg, 1, &r);
