@@ -8,7 +8,8 @@
 # Markdown table (table.md) and a chart per network (PNG, gnuplot).
 #   bash scripts/model_table.sh [OUTDIR]
 # Environment: THREADS (default 1: the shipped model is calibrated on one
-# thread), ITERS (default 7), BATCHES (default "1 16"), NETS (default the
+# thread), ITERS (default 7), BATCHES (default "1 16"; W_BATCHES for W1-W3
+# alone), NETS (default the
 # three networks), NETDIR (default /tmp/nets; scripts/export_models.py makes
 # them). The machine is shared: figures are noisy; min and median are both
 # kept.
@@ -22,7 +23,7 @@ nets=${NETS:-resnet50 mobilenet_v2 shufflenet_v2_x1_0}
 netdir=${NETDIR:-/tmp/nets}
 mkdir -p "$out"
 cmake --build build --target lgraph-run bench_model >/dev/null
-for n in $batches; do
+for n in ${W_BATCHES:-$batches}; do
   build/bench/bench_model "$iters" "$n" "$threads" > "$out/W_N$n.jsonl"
 done
 for net in $nets; do

@@ -28,25 +28,6 @@ const char *lg__cost_family(const lg_md *md, char buf[8]) {
     return "other";
 }
 
-static const char *dtype_name(lg_dtype t) {
-    switch (t) {
-    case LG_F32:
-        return "f32";
-    case LG_BF16:
-        return "bf16";
-    case LG_F16:
-        return "f16";
-    case LG_S8:
-        return "s8";
-    case LG_U8:
-        return "u8";
-    case LG_S32:
-        return "s32";
-    default:
-        return "dt";
-    }
-}
-
 void lg__cost_key(const char *kind, const char *cls, const lg_md *src, const lg_md *dst,
                   char key[LG_COST_KEY_LEN]) {
     char b0[8], b1[8];
@@ -55,13 +36,13 @@ void lg__cost_key(const char *kind, const char *cls, const lg_md *src, const lg_
     const lg_md *t = dst ? dst : src;
     if (fs && fd && strcmp(fs, fd) != 0)
         snprintf(key, LG_COST_KEY_LEN, "%s:%s:%s>%s:%s", kind, cls, fs, fd,
-                 t ? dtype_name(t->dtype) : "dt");
+                 t ? lg_dtype_str(t->dtype) : "undef");
     else
         snprintf(key, LG_COST_KEY_LEN, "%s:%s:%s:%s", kind, cls,
                  fs   ? fs
                  : fd ? fd
                       : "-",
-                 t ? dtype_name(t->dtype) : "dt");
+                 t ? lg_dtype_str(t->dtype) : "undef");
 }
 
 static const lg__cost_entry *find(const lg__cost_coefs *c, const char *key) {
