@@ -27,6 +27,8 @@ int run_move(lg_kernel *k, void *src, void *dst);
 int64_t run_elems(const lg_md *md);
 /* Monotonic wall clock in ms; qsort comparator of doubles. */
 double run_now_ms(void);
+/* The process's CPU time in ms (all its threads). */
+double run_cpu_ms(void);
 int run_cmp_double(const void *x, const void *y);
 /* n uniform values in [-1, 1) from the generator state *state (advanced). */
 void run_fill(float *x, int64_t n, unsigned long long *state);
