@@ -240,6 +240,11 @@ static double now_ms(void) {
     return omp_get_wtime() * 1e3;
 }
 
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 /* The process's CPU time. */
 static double cpu_ms(void) {
     struct timespec t;
@@ -313,19 +318,33 @@ static lg_status measure(const calib_case *cc, const lg_calibrate_options *o, sa
     /* The fastest of the runs, step by step: on a shared machine the
      * slower ones measure the other processes (a 2-thread step whose thread
      * is descheduled waits a whole time slice). */
-    double *best = s == LG_OK ? malloc((size_t)ps.steps * sizeof *best + 1) : NULL;
-    if (s == LG_OK && !best) s = LG_OUT_OF_MEMORY;
+    /* all[r * steps + i]: step i in run r (scaled, see below). */
+    double *all = s == LG_OK ? malloc((size_t)ps.steps * (size_t)o->runs * sizeof *all + 1) : NULL,
+           *best = s == LG_OK ? malloc((size_t)ps.steps * sizeof *best + 1) : NULL;
+    if (s == LG_OK && (!all || !best)) s = LG_OUT_OF_MEMORY;
+    bool scaled = false;
     for (int r = 0; r < runs && s == LG_OK; r++) {
         double c0 = cpu_ms(), w0 = now_ms();
         s = lg_plan_profile(plan, nin, bind, nout, bind + 2, 1, steps, ps.steps);
         /* On one thread, the share of a long run the process was on a core
-         * (CPU time over wall time) takes out what other processes took. */
-        double f = 1, w = now_ms() - w0, c = cpu_ms() - c0;
-        /* Short runs: the minimum over runs already leaves the waits out,
+         * (CPU time over wall time) takes out what other processes took.
+         * Short runs: the minimum over runs already leaves the waits out,
          * and the CPU clock is too coarse for them. */
-        if (one_thread && w > 5 && c > 0 && c < w) f = c / w;
+        double f = 1, w = now_ms() - w0, c = cpu_ms() - c0;
+        if (one_thread && w > 5 && c > 0 && c < w) {
+            f = c / w;
+            scaled = true;
+        }
         for (int i = 0; s == LG_OK && i < ps.steps; i++)
-            best[i] = r == 0 ? steps[i].ms * f : fmin(best[i], steps[i].ms * f);
+            all[(size_t)r * (size_t)ps.steps + (size_t)i] = steps[i].ms * f;
+    }
+    /* The fastest run; the median where runs were scaled (the minimum of
+     * noisy scaled times would be biased low). */
+    for (int i = 0; s == LG_OK && i < ps.steps; i++) {
+        double v[1000];
+        for (int r = 0; r < runs; r++) v[r] = all[(size_t)r * (size_t)ps.steps + (size_t)i];
+        qsort(v, (size_t)runs, sizeof *v, cmp_double);
+        best[i] = scaled ? v[runs / 2] : v[0];
     }
     for (int i = 0; s == LG_OK && i < ps.steps; i++) {
         lg__calib_sample x;
@@ -344,6 +363,7 @@ static lg_status measure(const calib_case *cc, const lg_calibrate_options *o, sa
                 (long long)cc->c, (long long)cc->h, cc->src, cc->dst, lg_last_error());
     free(steps);
     free(best);
+    free(all);
     for (int i = 0; i < 4; i++) free(bufs[i]);
     lg_plan_destroy(plan);
     lg_graph_destroy(g);

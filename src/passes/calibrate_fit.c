@@ -60,8 +60,12 @@ static void fit_once(const lg__calib_sample *s, int n, lg__cost_entry *e) {
         int idx[3], k = 0;
         for (int j = 0; j < 3; j++)
             if ((mask >> j) & 1 && scale[j] > 0) idx[k++] = j;
-        /* Fewer than 3 samples: no fixed term (it would not extrapolate). */
-        if (k == 0 || k > n || ((mask & 1) && n < 3)) continue;
+        /* Fewer than 3 samples: no fixed term (it would not extrapolate).
+         * The main term (per flop when the samples compute, else per byte)
+         * always stays: a fit without it would make big steps free, and
+         * OPTIMAL exploits any such hole. */
+        int main_bit = scale[2] > 0 ? 4 : 2;
+        if (k == 0 || k > n || ((mask & 1) && n < 3) || !(mask & main_bit)) continue;
         double a[3][3] = {{0}}, b[3] = {0}, y[3] = {0};
         for (int i = 0; i < n; i++) {
             double f[3] = {1, s[i].bytes / fmax(scale[1], 1), s[i].flops / fmax(scale[2], 1)};
