@@ -48,8 +48,9 @@ LG_INTERNAL void lg__cost_key(const char *kind, const char *cls, const lg_md *sr
  * NULL when none matches. */
 LG_INTERNAL const lg__cost_entry *lg__cost_lookup(const lg__cost_coefs *c, const char *key);
 
-/* Time in ns of a step of `bytes` and `flops` under entry e; with no entry,
- * a rough default (10 GB/s and 50 GFLOP/s). */
+/* Time in ns of a step of `bytes` and `flops` under entry e. With no entry
+ * (a table without "*"), the byte-count model that preceded calibration:
+ * bytes + 0.1 x flops, the caller passing flops times the kind's slowdown. */
 LG_INTERNAL double lg__cost_eval(const lg__cost_entry *e, double bytes, double flops);
 
 /* Parse JSON text into *c (which the caller frees with lg__cost_coefs_free).
