@@ -250,7 +250,8 @@ int main(int argc, char **argv) {
                                 {mx ? 2 : 1, mx ? 2 : 1},
                                 {0, 0},
                                 {mx ? 1 : 0, mx ? 1 : 0},
-                                {mx ? 1 : 0, mx ? 1 : 0}};
+                                {mx ? 1 : 0, mx ? 1 : 0},
+                                {0, 0}};
             CHECK(lg_pool_create(&lc.k, &p, &sm, &dm));
             dnnl_dims_t ks = {p.kernel[0], p.kernel[1]}, ss = {p.strides[0], p.strides[1]},
                         dl = {0, 0}, pl = {p.pad_l[0], p.pad_l[1]}, pr = {p.pad_r[0], p.pad_r[1]};

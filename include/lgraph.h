@@ -498,10 +498,17 @@ typedef enum lg_pool_alg {
  * ignored; dilates 0 is a dense kernel; pad_l / pad_r are the explicit
  * padding before and after each spatial dim (ONNX ceil_mode is a pad_r large
  * enough to give the extra output). Output size of each spatial dim:
- *     (I + pad_l + pad_r - ((K - 1) * (dilate + 1) + 1)) / stride + 1. */
+ *     (I + pad_l + pad_r - ((K - 1) * (dilate + 1) + 1)) / stride + 1.
+ * pad_r_ceil (0 <= pad_r_ceil <= pad_r; zero-initialise for oneDNN's
+ * semantics) is the trailing part of pad_r that only makes room for
+ * ceil_mode's extra output: LG_POOL_AVG_INCLUDE_PADDING then divides by the
+ * taps inside [-pad_l, I + pad_r - pad_r_ceil) instead of the kernel size
+ * (PyTorch's and ONNX's AveragePool with ceil_mode = 1 and
+ * count_include_pad = 1); the other algorithms ignore it. */
 typedef struct lg_pool_params {
     lg_pool_alg alg;
     int64_t kernel[3], strides[3], dilates[3], pad_l[3], pad_r[3];
+    int64_t pad_r_ceil[3];
 } lg_pool_params;
 
 /*

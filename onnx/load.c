@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Files above this size are refused before they are read (protobuf's own
  * limit for one message is 2 GiB). */
@@ -29,10 +30,10 @@ void lg_onnx_io_free(lg_onnx_io *io) {
 
 static void importer_free(importer *im) {
     for (int k = 0; k < im->nvals; k++) {
-        free(im->vals[k].f);
+        if (!im->vals[k].f_borrowed) free(im->vals[k].f);
         free(im->vals[k].i);
         if (im->vals[k].conv) {
-            free(im->vals[k].conv->w);
+            if (!im->vals[k].conv->w_borrowed) free(im->vals[k].conv->w);
             free(im->vals[k].conv->b);
             free(im->vals[k].conv);
         }
@@ -329,14 +330,20 @@ lg_status lg_onnx_load_buffer(const void *data, size_t size, const lg_onnx_optio
                              (long long)im.opt.batch);
     if (size > MAX_MODEL_BYTES)
         return lg__onnx_fail(&im, LG_UNIMPLEMENTED, "the model is %zu bytes (at most 2 GiB)", size);
-    Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, size, data);
-    if (!m)
+    /* The unpacked model lives in an arena (released at once, no per-field
+     * free); float initializers are used in place from it. */
+    lg__onnx_arena arena;
+    lg__onnx_arena_init(&arena);
+    Onnx__ModelProto *m = onnx__model_proto__unpack(&arena.pb, size, data);
+    if (!m) {
+        lg__onnx_arena_release(&arena);
         return lg__onnx_fail(&im, LG_INVALID_ARGUMENT,
                              "not an ONNX model (the protobuf is malformed or truncated)");
+    }
     lg_status st = lg_graph_create(&im.g);
     if (st == LG_OK) st = import_graph(&im, m, io);
     importer_free(&im);
-    onnx__model_proto__free_unpacked(m, NULL);
+    lg__onnx_arena_release(&arena);
     if (st != LG_OK) {
         lg_graph_destroy(im.g);
         lg_onnx_io_free(io);
@@ -357,8 +364,14 @@ lg_status lg_onnx_load_file(const char *path, const lg_onnx_options *o, lg_graph
     if (!f)
         return lg__onnx_fail(&im, LG_INVALID_ARGUMENT, "cannot open '%s': %s", path,
                              strerror(errno));
+    /* One read into one buffer of the file's size (huge pages for a big
+     * file); a stream whose size is unknown grows its buffer. */
     size_t cap = 1 << 20, n = 0;
-    unsigned char *buf = malloc(cap);
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size >= 0 &&
+        (uint64_t)sb.st_size <= MAX_MODEL_BYTES)
+        cap = (size_t)sb.st_size + 1; /* + 1: the read that finds the end */
+    unsigned char *buf = lg__onnx_big_alloc(cap);
     while (buf) {
         n += fread(buf + n, 1, cap - n, f);
         if (n < cap || cap > MAX_MODEL_BYTES) break;

@@ -39,8 +39,10 @@ typedef struct oval {
     int nd;
     int64_t dims[LG_MAX_NDIMS];
     int uses; /* consumers: nodes reading it, plus one if it is a graph output */
-    /* OV_CONST: exactly one of f (float data) and i (integer data), n elements. */
+    /* OV_CONST: exactly one of f (float data) and i (integer data), n elements.
+     * f_borrowed: f points into the unpacked model (the arena), not freed. */
     float *f;
+    bool f_borrowed;
     int64_t *i;
     int64_t n;
     /* OV_TENSOR */
@@ -61,9 +63,21 @@ struct pending_conv {
     lg_conv_params p;
     int wnd; /* weights' rank as lgraph takes them (goihw when groups > 1) */
     int64_t wdims[LG_MAX_NDIMS];
-    float *w, *b; /* b may be NULL */
+    float *w, *b;    /* b may be NULL */
+    bool w_borrowed; /* w points into the unpacked model (not freed) */
     int64_t nw, oc;
 };
+
+/* An arena for protobuf-c (arena.c): bump allocation in chunks marked for
+ * transparent huge pages, released at once. */
+typedef struct lg__onnx_arena {
+    ProtobufCAllocator pb; /* pass &arena.pb to unpack */
+    struct chunk *head;
+} lg__onnx_arena;
+void lg__onnx_arena_init(lg__onnx_arena *a);
+void lg__onnx_arena_release(lg__onnx_arena *a);
+/* malloc, but from 4 MB on 2 MB aligned and marked for huge pages; free()d. */
+void *lg__onnx_big_alloc(size_t size);
 
 typedef struct importer {
     lg_graph *g;

@@ -21,7 +21,7 @@ lg_status lg__onnx_emit_conv(importer *im, oval *v) {
     if (c->b) LG_ONNX_CHECK(lg__onnx_add_constant(im, v->name, "#bias", 1, &c->oc, c->b, &b));
     if (lg_graph_add_conv(im->g, c->src->v, w, b, &c->p, &v->v) != LG_OK)
         return lg__onnx_fail(im, LG_INVALID_ARGUMENT, "conv '%s': %s", c->node, lg_last_error());
-    free(c->w);
+    if (!c->w_borrowed) free(c->w);
     free(c->b);
     free(c);
     v->conv = NULL;
@@ -133,7 +133,11 @@ lg_status lg__onnx_op_conv(importer *im) {
     }
     for (int d = 1; d < nd; d++) pc->wdims[d + off] = w->dims[d];
     pc->nw = w->n;
-    pc->w = st == LG_OK ? malloc((size_t)w->n * sizeof *pc->w) : NULL;
+    /* Weights that this conv alone reads are taken, not copied: a batch
+     * norm folds into them in place. */
+    bool take = w->uses == 1;
+    pc->w = st != LG_OK ? NULL : take ? w->f : lg__onnx_big_alloc((size_t)w->n * sizeof *pc->w);
+    pc->w_borrowed = take && w->f_borrowed;
     pc->b = st == LG_OK && b ? malloc((size_t)oc * sizeof *pc->b) : NULL;
     if (st == LG_OK && (!pc->w || (b && !pc->b)))
         st = lg__onnx_fail(im, LG_OUT_OF_MEMORY, "conv weights");
@@ -142,12 +146,18 @@ lg_status lg__onnx_op_conv(importer *im) {
                            (long long)b->n, (long long)oc);
     if (st == LG_OK) st = lg__onnx_output(im, 0, &y);
     if (st != LG_OK) {
-        free(pc->w);
+        if (!take) free(pc->w);
         free(pc->b);
         free(pc);
         return st;
     }
-    memcpy(pc->w, w->f, (size_t)w->n * sizeof *pc->w);
+    if (take) {
+        w->f = NULL; /* now pc's: w has no other reader */
+        w->f_borrowed = false;
+        w->kind = OV_UNSET;
+    } else {
+        memcpy(pc->w, w->f, (size_t)w->n * sizeof *pc->w);
+    }
     if (b) memcpy(pc->b, b->f, (size_t)oc * sizeof *pc->b);
     y->kind = OV_LAZY;
     y->lz = LZ_CONV;

@@ -80,7 +80,7 @@ static lg_status emit_ip(importer *im, oval *x, oval *y, int64_t oc, int64_t k, 
 static float *weights_of(const oval *b, bool trans, float alpha, int64_t *oc, int64_t *k) {
     *oc = trans ? b->dims[0] : b->dims[1];
     *k = trans ? b->dims[1] : b->dims[0];
-    float *w = malloc((size_t)(*oc * *k) * sizeof *w + 1);
+    float *w = lg__onnx_big_alloc((size_t)(*oc * *k) * sizeof *w + 1);
     if (!w) return NULL;
     for (int64_t o = 0; o < *oc; o++)
         for (int64_t j = 0; j < *k; j++)

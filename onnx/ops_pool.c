@@ -43,11 +43,12 @@ static lg_status spatial_input(importer *im, oval **x) {
 }
 
 /* Spatial dim d of MaxPool / AveragePool: pads from auto_pad or pads, then
- * ceil_mode's extra right padding (the last window must start inside the
- * input or its left padding, as PyTorch and ONNX Runtime count it). */
+ * ceil_mode's extra right padding *ceil, added to *pr (the last window must
+ * start inside the input or its left padding, as PyTorch and ONNX Runtime
+ * count it). */
 static lg_status pool_dim(importer *im, const char *autopad, bool ceil_mode, int64_t in,
-                          int64_t ext, int64_t s, int64_t *pl, int64_t *pr, bool *extra) {
-    *extra = false;
+                          int64_t ext, int64_t s, int64_t *pl, int64_t *pr, int64_t *ceil) {
+    *ceil = 0;
     if (strcmp(autopad, "SAME_UPPER") == 0 || strcmp(autopad, "SAME_LOWER") == 0) {
         int64_t out = (in + s - 1) / s, total = (out - 1) * s + ext - in;
         if (total < 0) total = 0;
@@ -70,8 +71,8 @@ static lg_status pool_dim(importer *im, const char *autopad, bool ceil_mode, int
         if ((out - 1) * s >= in + *pl) out--;
         int64_t need = (out - 1) * s + ext - in - *pl;
         if (need > *pr) {
+            *ceil = need - *pr;
             *pr = need;
-            *extra = true;
         }
     }
     return LG_OK;
@@ -142,17 +143,13 @@ lg_status lg__onnx_op_pool(importer *im) {
                                  "kernel, stride, dilation or pads of spatial dim %d out of range",
                                  d);
         int64_t pl = pads[d], pr = pads[sp + d], ext = (ks[d] - 1) * dil[d] + 1;
-        bool extra;
+        int64_t ceil;
         LG_ONNX_CHECK(pool_dim(im, autopad, ceil_mode != 0, x->dims[2 + d], ext, strides[d], &pl,
-                               &pr, &extra));
-        /* ceil_mode's extra window: PyTorch divides it by the part of the
-         * kernel inside the input and the given padding, which no lgraph
-         * average does. */
-        if (extra && p.alg == LG_POOL_AVG_INCLUDE_PADDING)
-            return lg__onnx_fail(im, LG_UNIMPLEMENTED,
-                                 "ceil_mode with count_include_pad adds a partial window along "
-                                 "spatial dim %d",
-                                 d);
+                               &pr, &ceil));
+        /* ceil_mode's extra window: PyTorch (and ONNX) divide it by the part
+         * of the kernel inside the input and the given padding, so the
+         * padding that ceil_mode adds is not counted. */
+        if (p.alg == LG_POOL_AVG_INCLUDE_PADDING) p.pad_r_ceil[d] = ceil;
         p.kernel[d] = ks[d];
         p.strides[d] = strides[d];
         p.dilates[d] = dil[d] - 1;

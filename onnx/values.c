@@ -217,10 +217,11 @@ lg_status lg__onnx_const_alloc(importer *im, oval *v, int nd, const int64_t *dim
             return lg__onnx_fail(im, LG_INVALID_ARGUMENT, "'%s' has an invalid or huge shape",
                                  v->name);
     }
-    void *p = malloc((size_t)(n ? n : 1) * (is_int ? sizeof(int64_t) : sizeof(float)));
+    void *p = lg__onnx_big_alloc((size_t)(n ? n : 1) * (is_int ? sizeof(int64_t) : sizeof(float)));
     if (!p)
         return lg__onnx_fail(im, LG_OUT_OF_MEMORY, "'%s': %lld elements", v->name, (long long)n);
-    free(v->f);
+    if (!v->f_borrowed) free(v->f);
+    v->f_borrowed = false;
     free(v->i);
     v->f = is_int ? NULL : p;
     v->i = is_int ? p : NULL;
@@ -300,8 +301,25 @@ lg_status lg__onnx_const_from_tensor(importer *im, const Onnx__TensorProto *t, o
         dt != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT && dt != ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE;
     int64_t dims[LG_MAX_NDIMS];
     for (size_t d = 0; d < t->n_dims; d++) dims[d] = t->dims[d];
-    LG_ONNX_CHECK(lg__onnx_const_alloc(im, v, (int)t->n_dims, dims, is_int));
     const uint8_t *raw = t->has_raw_data ? t->raw_data.data : NULL;
+    float *fview = dt != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT ? NULL
+                   : raw                                      ? (float *)(uintptr_t)raw
+                                                              : t->float_data;
+    if (fview && n && (uintptr_t)fview % sizeof(float) == 0) {
+        /* Float data (little-endian, as on every target of lgraph) used in
+         * place: the unpacked model is the importer's until the load ends. */
+        if (!v->f_borrowed) free(v->f);
+        free(v->i);
+        v->i = NULL;
+        v->f = fview;
+        v->f_borrowed = true;
+        v->n = n;
+        v->nd = (int)t->n_dims;
+        memcpy(v->dims, dims, (size_t)v->nd * sizeof *dims);
+        v->kind = OV_CONST;
+        return LG_OK;
+    }
+    LG_ONNX_CHECK(lg__onnx_const_alloc(im, v, (int)t->n_dims, dims, is_int));
     for (int64_t k = 0; k < n; k++) {
         switch (dt) {
         case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT:

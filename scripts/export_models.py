@@ -169,10 +169,33 @@ class ClassifierHead(nn.Module):
         return a + b + c
 
 
+class CeilPool(nn.Module):
+    """Pooling with ceil_mode on sizes where it adds a window along both
+    dims: AvgPool2d including padding (exported as a zero Pad and an
+    AveragePool with ceil_mode; PyTorch divides the extra window by its part
+    inside the input and the given padding, not by the kernel size), with no
+    padding and an asymmetric kernel, excluding padding, and max pooling."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 20, 3, 1, 1), nn.ReLU())
+        self.avg_p = nn.AvgPool2d(3, 2, 1, ceil_mode=True, count_include_pad=True)
+        self.avg_p2 = nn.AvgPool2d((2, 3), 2, 0, ceil_mode=True, count_include_pad=True)
+        self.avg_np = nn.AvgPool2d(3, 2, 1, ceil_mode=True, count_include_pad=False)
+        self.maxpool = nn.MaxPool2d(3, 2, 1, ceil_mode=True)
+
+    def forward(self, x):
+        x = self.stem(x)
+        a = self.avg_p(x)
+        y = a + 0.5 * self.avg_np(x) + self.maxpool(x)
+        return torch.cat((torch.flatten(y, 1), torch.flatten(self.avg_p2(a), 1)), dim=1)
+
+
 def models():
     return {"blocks": (Blocks, (3, 64, 64)), "poolhead": (PoolHead, (3, 30, 30)),
             "shuffle_cat": (ShuffleCat, (3, 32, 32)),
-            "classifier_head": (ClassifierHead, (3, 16, 16))}
+            "classifier_head": (ClassifierHead, (3, 16, 16)),
+            "ceilpool": (CeilPool, (3, 16, 18))}
 
 
 def all_models():

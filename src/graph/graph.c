@@ -92,7 +92,7 @@ lg_status lg_graph_add_constant(lg_graph *g, const char *name, const lg_md *md, 
     lg__value v = {.kind = LG_VAL_CONSTANT, .producer = -1, .input = -1};
     lg__md_canon(md, &v.md);
     v.name = dup_str(name);
-    void *copy = v.name ? lg__aligned_alloc(64, bytes) : NULL;
+    void *copy = v.name ? lg__alloc_big(bytes) : NULL; /* huge pages for big weights */
     if (!copy) {
         lg__free((void *)v.name);
         return LG_ERROR(LG_OUT_OF_MEMORY, "constant '%s': cannot copy %zu bytes", name, bytes);

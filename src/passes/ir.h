@@ -101,6 +101,13 @@ LG_INTERNAL bool lg__ir_own(lg__graph *ir, void *p);
 LG_INTERNAL lg_status lg__ir_const_write(const lg__graph *ir, lg_value v, const lg_md *md,
                                          void *buf, int threads);
 
+/* The parts of lg__ir_const_write, for callers that run many at once: the
+ * reorder kernel (scale attribute included) and its nargs, and its args
+ * (args[2], the scales, only when nargs is 3). */
+LG_INTERNAL lg_status lg__ir_const_writer(const lg__graph *ir, lg_value v, const lg_md *md,
+                                          lg_kernel **k, int *nargs);
+LG_INTERNAL void lg__ir_const_args(const lg__graph *ir, lg_value v, void *buf, lg_arg args[3]);
+
 /* Give constant v's pending scale effect now: new data owned by ir. */
 LG_INTERNAL lg_status lg__ir_const_apply(lg__graph *ir, lg_value v);
 

@@ -39,6 +39,7 @@
 
 #include "passes/cost_coefs.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,9 +142,18 @@ lg_status lg_graph_compile(const lg_graph *g, const lg_compile_options *o, lg_pl
     for (int i = 0; i < NPASSES; i++)
         if (strcmp(pipeline[i].name, "fuse") == 0) ir.fuse = !off[i];
     lg_status s = LG_OK;
-    for (int i = 0; i < NPASSES && s == LG_OK; i++)
+    /* LG_PASS_TIMES=1 prints each pass's time to stderr (compile profiling). */
+    const char *times = getenv("LG_PASS_TIMES");
+    bool show = times && times[0] == '1';
+    for (int i = 0; i < NPASSES && s == LG_OK; i++) {
+        double tp = show ? lg__now_ms() : 0;
         if (!off[i]) s = pipeline[i].fn(&ir);
+        if (show)
+            fprintf(stderr, "lgraph pass %-22s %8.2f ms\n", pipeline[i].name, lg__now_ms() - tp);
+    }
+    double tb = show ? lg__now_ms() : 0;
     if (s == LG_OK) s = lg__plan_build(&ir, o->num_threads, plan);
+    if (show) fprintf(stderr, "lgraph pass %-22s %8.2f ms\n", "plan_build", lg__now_ms() - tb);
     lg__ir_free(&ir);
     lg__cost_coefs_free(owned_coefs);
     lg__free(owned_coefs);

@@ -600,3 +600,48 @@ Test(onnx_load, gemm_refusals) {
     expect_fail(buf, len, LG_UNIMPLEMENTED, "B 'x'", "constant");
     free(buf);
 }
+
+/* AveragePool with ceil_mode = 1 and count_include_pad = 1 (issue 19):
+ * x = 1..6, kernel 3, stride 2, pads 1 and 1 gives 4 outputs; the last
+ * window [5, 8) holds 6, one given pad and one that only ceil_mode adds,
+ * and is divided by 2 (PyTorch's avg_pool1d(..., ceil_mode=True,
+ * count_include_pad=True) = 1 3 5 3). count_include_pad = 0 divides each
+ * window by its taps inside the input; MaxPool takes the maximum. */
+Test(onnx_load, average_pool_ceil_mode_count_include_pad) {
+    const char *ops[3] = {"AveragePool", "AveragePool", "MaxPool"};
+    const int64_t cips[3] = {1, 0, 0};
+    const float want[3][4] = {{1, 3, 5, 3}, {1.5f, 3, 5, 6}, {2, 4, 6, 6}};
+    for (int t = 0; t < 3; t++) {
+        model md;
+        model_init(&md, 13);
+        int64_t xd[3] = {-1, 1, 6}, yd[3] = {-1, 1, 4}, k[1] = {3}, s[1] = {2}, pd[2] = {1, 1};
+        add_input(&md, "x", 3, xd);
+        add_output(&md, "y", 3, yd);
+        Onnx__NodeProto *n = add_node(&md, ops[t], "pool0", 1, one_in, 1, one_out);
+        add_ints(&md, n, "kernel_shape", k, 1);
+        add_ints(&md, n, "strides", s, 1);
+        add_ints(&md, n, "pads", pd, 2);
+        add_int(&md, n, "ceil_mode", 1);
+        if (t < 2) add_int(&md, n, "count_include_pad", cips[t]);
+        size_t len;
+        uint8_t *buf = pack(&md, &len);
+        lg_graph *g;
+        cr_assert_eq(lg_onnx_load_buffer(buf, len, NULL, &g, NULL), LG_OK, "%s", lg_last_error());
+        for (int st = 0; st < 3; st++) {
+            lg_compile_options co;
+            lg_compile_options_init(&co);
+            co.strategy = (lg_strategy)st;
+            lg_plan *p;
+            cr_assert_eq(lg_graph_compile(g, &co, &p), LG_OK, "%s", lg_last_error());
+            float x[6] = {1, 2, 3, 4, 5, 6}, y[4] = {0};
+            lg_binding in = {"x", x}, out = {"y", y};
+            cr_assert_eq(lg_plan_execute(p, 1, &in, 1, &out), LG_OK, "%s", lg_last_error());
+            for (int o = 0; o < 4; o++)
+                cr_assert(y[o] == want[t][o], "%s count_include_pad %lld output %d: %g, want %g",
+                          ops[t], (long long)cips[t], o, (double)y[o], (double)want[t][o]);
+            lg_plan_destroy(p);
+        }
+        lg_graph_destroy(g);
+        free(buf);
+    }
+}

@@ -86,6 +86,7 @@ static void check(const problem *pr, lg_rng *r, const char *expect_path) {
         pd.s[j] = pr->p.strides[i];
         pd.dil[j] = pr->p.dilates[i];
         pd.pl[j] = pr->p.pad_l[i];
+        pd.cpr[j] = pr->alg == 1 ? pr->p.pad_r[i] - pr->p.pad_r_ceil[i] : 0;
     }
     lg__pool_geom g;
     cr_assert(lg__pool_geom_init(&pd, &g));
@@ -165,6 +166,8 @@ static void random_problem(lg_rng *r, problem *pr, bool global) {
         p->dilates[i] = lg_rng_int(r, 0, 3) == 0 ? 1 : 0;
         p->pad_l[i] = lg_rng_int(r, 0, 2);
         p->pad_r[i] = lg_rng_int(r, 0, 2);
+        /* Part of pad_r only there for ceil_mode (avg_p divides by less). */
+        if (lg_rng_int(r, 0, 2) == 0) p->pad_r_ceil[i] = lg_rng_int(r, 0, p->pad_r[i]);
         while ((p->kernel[i] - 1) * (p->dilates[i] + 1) + 1 > I + p->pad_l[i] + p->pad_r[i])
             p->kernel[i]--;
     }
@@ -203,14 +206,14 @@ Test(pool, larger_problems) {
                           .n = 2,
                           .c = 70,
                           .in = {37, 41}};
-            pr.p = (lg_pool_params){(lg_pool_alg)pr.alg, {3, 3}, {2, 2}, {0}, {1, 1}, {1, 1}};
+            pr.p = (lg_pool_params){(lg_pool_alg)pr.alg, {3, 3}, {2, 2}, {0}, {1, 1}, {1, 1}, {0}};
             check(&pr, &r, pr.sfam == 0 ? "plain" : "inner");
-            pr.p = (lg_pool_params){(lg_pool_alg)pr.alg, {2, 3}, {1, 1}, {0, 1}, {0}, {1, 2}};
+            pr.p = (lg_pool_params){(lg_pool_alg)pr.alg, {2, 3}, {1, 1}, {0, 1}, {0}, {1, 2}, {0}};
             check(&pr, &r, NULL);
         }
     problem gp = {
         .nd = 4, .alg = 1, .sfam = 1, .dfam = 1, .dt = LG_F32, .n = 3, .c = 600, .in = {7, 7}};
-    gp.p = (lg_pool_params){LG_POOL_AVG_INCLUDE_PADDING, {7, 7}, {1, 1}, {0}, {0}, {0}};
+    gp.p = (lg_pool_params){LG_POOL_AVG_INCLUDE_PADDING, {7, 7}, {1, 1}, {0}, {0}, {0}, {0}};
     check(&gp, &r, "global");
 }
 
@@ -228,7 +231,7 @@ Test(pool, mixed_layouts_and_any) {
                           .n = 1,
                           .c = 19,
                           .in = {6, 7}};
-            pr.p = (lg_pool_params){(lg_pool_alg)pr.alg, {2, 2}, {2, 2}, {0}, {1, 0}, {1, 1}};
+            pr.p = (lg_pool_params){(lg_pool_alg)pr.alg, {2, 2}, {2, 2}, {0}, {1, 0}, {1, 1}, {0}};
             check(&pr, &r, NULL);
         }
     const char *fams[] = {"nchw", "nhwc", "nChw8c", "nChw16c"};
@@ -238,7 +241,7 @@ Test(pool, mixed_layouts_and_any) {
         lg_md sm, dm;
         cr_assert_eq(lg_md_init_tag(&sm, 4, sd, LG_F32, fams[f]), LG_OK);
         cr_assert_eq(lg_md_init_tag(&dm, 4, dd, LG_F32, "any"), LG_OK);
-        lg_pool_params p = {LG_POOL_MAX, {2, 2}, {2, 2}, {0}, {0}, {0}};
+        lg_pool_params p = {LG_POOL_MAX, {2, 2}, {2, 2}, {0}, {0}, {0}, {0}};
         lg_kernel *k;
         cr_assert_eq(lg_pool_create(&k, &p, &sm, &dm), LG_OK, "%s", lg_last_error());
         lg_md q;
@@ -260,7 +263,7 @@ Test(pool, hand_values) {
     lg_md_init_tag(&sm, 4, sd, LG_F32, "nchw");
     lg_md_init_tag(&dm, 4, d2, LG_F32, "nchw");
     lg_kernel *k;
-    lg_pool_params p = {LG_POOL_MAX, {2, 2}, {2, 2}, {0}, {0}, {0}};
+    lg_pool_params p = {LG_POOL_MAX, {2, 2}, {2, 2}, {0}, {0}, {0}, {0}};
     cr_assert_eq(lg_pool_create(&k, &p, &sm, &dm), LG_OK);
     lg_arg a[2] = {{LG_ARG_SRC, src}, {LG_ARG_DST, dst}};
     cr_assert_eq(lg_kernel_execute(k, 2, a), LG_OK);
@@ -268,7 +271,7 @@ Test(pool, hand_values) {
     lg_kernel_destroy(k);
     /* 2x2 stride 2, pad 1 both sides: 3x3 outputs; corner (0,0) sees only src[0]. */
     lg_md_init_tag(&dm, 4, d3, LG_F32, "nchw");
-    p = (lg_pool_params){LG_POOL_AVG_EXCLUDE_PADDING, {2, 2}, {2, 2}, {0}, {1, 1}, {1, 1}};
+    p = (lg_pool_params){LG_POOL_AVG_EXCLUDE_PADDING, {2, 2}, {2, 2}, {0}, {1, 1}, {1, 1}, {0}};
     cr_assert_eq(lg_pool_create(&k, &p, &sm, &dm), LG_OK);
     cr_assert_eq(lg_kernel_execute(k, 2, a), LG_OK);
     cr_assert(dst[0] == 0.0f && dst[1] == 1.5f && dst[4] == 7.5f && dst[8] == 15.0f);
@@ -283,11 +286,36 @@ Test(pool, hand_values) {
     int64_t s1[3] = {1, 1, 4}, o1[3] = {1, 1, 3};
     lg_md_init_tag(&sm, 3, s1, LG_S8, "ncw");
     lg_md_init_tag(&dm, 3, o1, LG_S8, "ncw");
-    p = (lg_pool_params){LG_POOL_AVG_INCLUDE_PADDING, {2}, {1}, {0}, {0}, {0}};
+    p = (lg_pool_params){LG_POOL_AVG_INCLUDE_PADDING, {2}, {1}, {0}, {0}, {0}, {0}};
     cr_assert_eq(lg_pool_create(&k, &p, &sm, &dm), LG_OK);
     lg_arg b[2] = {{LG_ARG_SRC, is}, {LG_ARG_DST, id}};
     cr_assert_eq(lg_kernel_execute(k, 2, b), LG_OK);
     cr_assert(id[0] == 2 && id[1] == 2 && id[2] == -62, "%d %d %d", id[0], id[1], id[2]);
+    lg_kernel_destroy(k);
+    /* ceil_mode with count_include_pad (PyTorch's avg_pool1d(1..6, 3, 2, 1,
+     * ceil_mode=True, count_include_pad=True) = 1 3 5 3): the last window
+     * [5, 8) holds 6, one explicit pad and one ceil pad, divided by 2. */
+    float c6[6] = {1, 2, 3, 4, 5, 6}, c4[4];
+    int64_t s6[3] = {1, 1, 6}, o4[3] = {1, 1, 4};
+    lg_md_init_tag(&sm, 3, s6, LG_F32, "ncw");
+    lg_md_init_tag(&dm, 3, o4, LG_F32, "ncw");
+    p = (lg_pool_params){LG_POOL_AVG_INCLUDE_PADDING, {3}, {2}, {0}, {1}, {2}, {1}};
+    cr_assert_eq(lg_pool_create(&k, &p, &sm, &dm), LG_OK, "%s", lg_last_error());
+    lg_arg c[2] = {{LG_ARG_SRC, c6}, {LG_ARG_DST, c4}};
+    cr_assert_eq(lg_kernel_execute(k, 2, c), LG_OK);
+    cr_assert(c4[0] == 1 && c4[1] == 3 && c4[2] == 5 && c4[3] == 3, "%g %g %g %g", (double)c4[0],
+              (double)c4[1], (double)c4[2], (double)c4[3]);
+    lg_kernel_destroy(k);
+    /* Without pad_r_ceil the last window divides by 3; max ignores it. */
+    p.pad_r_ceil[0] = 0;
+    cr_assert_eq(lg_pool_create(&k, &p, &sm, &dm), LG_OK);
+    cr_assert_eq(lg_kernel_execute(k, 2, c), LG_OK);
+    cr_assert(c4[3] == 2, "%g", (double)c4[3]);
+    lg_kernel_destroy(k);
+    p = (lg_pool_params){LG_POOL_MAX, {3}, {2}, {0}, {1}, {2}, {1}};
+    cr_assert_eq(lg_pool_create(&k, &p, &sm, &dm), LG_OK);
+    cr_assert_eq(lg_kernel_execute(k, 2, c), LG_OK);
+    cr_assert(c4[0] == 2 && c4[1] == 4 && c4[2] == 6 && c4[3] == 6);
     lg_kernel_destroy(k);
 }
 
@@ -304,7 +332,7 @@ Test(pool, bad_input) {
     lg_md sm, dm, x;
     lg_md_init_tag(&sm, 4, sd, LG_F32, "nchw");
     lg_md_init_tag(&dm, 4, dd, LG_F32, "nchw");
-    lg_pool_params p = {LG_POOL_MAX, {2, 2}, {2, 2}, {0}, {0}, {0}};
+    lg_pool_params p = {LG_POOL_MAX, {2, 2}, {2, 2}, {0}, {0}, {0}, {0}};
     cr_assert_eq(lg_pool_create(NULL, &p, &sm, &dm), LG_INVALID_ARGUMENT);
     bad(LG_INVALID_ARGUMENT, NULL, &sm, &dm, "params");
     bad(LG_INVALID_ARGUMENT, &p, NULL, &dm, "src");
@@ -329,6 +357,9 @@ Test(pool, bad_input) {
     q = p;
     q.pad_r[0] = -1;
     bad(LG_INVALID_ARGUMENT, &q, &sm, &dm, "pad_r[0]");
+    q = p;
+    q.pad_r_ceil[1] = 1; /* more than pad_r (0) */
+    bad(LG_INVALID_ARGUMENT, &q, &sm, &dm, "pad_r_ceil[1]");
     q = p;
     q.dilates[0] = -2;
     bad(LG_INVALID_ARGUMENT, &q, &sm, &dm, "dilates[0]");

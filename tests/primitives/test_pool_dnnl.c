@@ -64,7 +64,7 @@ static void run(const pcase *pc, int fam, int alg, lg_dtype dt, lg_rng *r) {
     int nd = pc->nd, nsp = nd - 2, ti = nd - 3;
     int64_t sd[5] = {pc->n, pc->c}, dd[5] = {pc->n, pc->c};
     dnnl_dims_t dsd = {pc->n, pc->c}, ddd = {pc->n, pc->c}, ks, ss, ds, pls, prs;
-    lg_pool_params p = {(lg_pool_alg)alg, {0}, {0}, {0}, {0}, {0}};
+    lg_pool_params p = {(lg_pool_alg)alg, {0}, {0}, {0}, {0}, {0}, {0}};
     int64_t kprod = 1;
     for (int i = 0; i < nsp; i++) {
         /* The cases list 2D entries in slots 0, 1; 1D in slot 2; 3D in 1..3. */

@@ -76,20 +76,21 @@ static lg_status pool_create(const lg__node *node, const lg_md *in, const lg_md 
     return lg__pool_create_post(k, &node->p.pool, &in[0], out, npost, post, "lg_pool_create");
 }
 
-/* "alg:max k:3x3 stride:2x2 pad:1x1/1x1". */
+/* "alg:max k:3x3 stride:2x2 pad:1x1/1x1" (+ " ceil:1x1" when pad_r_ceil is set). */
 static void pool_describe(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
                           const lg__post_op *post, char *buf, size_t len) {
     (void)out;
     const lg_pool_params *p = &node->p.pool;
     static const char *const algs[] = {"max", "avg_p", "avg_np"};
     int sp = in[0].ndims - 2;
-    const int64_t *fields[5] = {p->kernel, p->strides, p->dilates, p->pad_l, p->pad_r};
-    static const char *const names[5] = {" k:", " stride:", " dilate:", " pad:", "/"};
+    const int64_t *fields[6] = {p->kernel, p->strides, p->dilates,
+                                p->pad_l,  p->pad_r,   p->pad_r_ceil};
+    static const char *const names[6] = {" k:", " stride:", " dilate:", " pad:", "/", " ceil:"};
     int n = snprintf(buf, len, "alg:%s", (unsigned)p->alg < 3u ? algs[p->alg] : "?");
-    for (int f = 0; f < 5 && n >= 0 && (size_t)n < len; f++) {
+    for (int f = 0; f < 6 && n >= 0 && (size_t)n < len; f++) {
         bool zero = true;
         for (int d = 0; d < sp; d++) zero = zero && fields[f][d] == 0;
-        if (f == 2 && zero) continue;
+        if ((f == 2 || f == 5) && zero) continue;
         n += snprintf(buf + n, len - (size_t)n, "%s", names[f]);
         for (int d = 0; d < sp && n >= 0 && (size_t)n < len; d++)
             n += snprintf(buf + n, len - (size_t)n, d ? "x%lld" : "%lld", (long long)fields[f][d]);

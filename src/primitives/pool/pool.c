@@ -224,6 +224,10 @@ static lg_status pool_geometry(const lg_pool_params *p, const lg_md *src, const 
         if (L < 0 || R < 0)
             return GEO_ERR(LG_INVALID_ARGUMENT, "params pad_%c[%d] is %lld", L < 0 ? 'l' : 'r', i,
                            (long long)(L < 0 ? L : R));
+        const int64_t RC = p->pad_r_ceil[i];
+        if (RC < 0 || RC > R)
+            return GEO_ERR(LG_INVALID_ARGUMENT, "params pad_r_ceil[%d] is %lld (0 to pad_r, %lld)",
+                           i, (long long)RC, (long long)R);
         if (K > (int64_t)1 << 30 || Dl > (int64_t)1 << 30 || L > (int64_t)1 << 40 ||
             R > (int64_t)1 << 40 || S > (int64_t)1 << 40)
             return GEO_ERR(LG_INVALID_ARGUMENT, "params of spatial dim %d are too large", i);
@@ -238,6 +242,7 @@ static lg_status pool_geometry(const lg_pool_params *p, const lg_md *src, const 
         pd->s[j] = S;
         pd->dil[j] = Dl;
         pd->pl[j] = L;
+        pd->cpr[j] = p->alg == LG_POOL_AVG_INCLUDE_PADDING ? R - RC : 0;
     }
     return LG_OK;
 #undef GEO_ERR

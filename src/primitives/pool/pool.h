@@ -18,6 +18,9 @@ typedef struct lg__pool_pd {
     lg_md src, dst;
     int32_t alg, nsp;
     int64_t k[3], s[3], dil[3], pl[3];
+    /* avg including padding: the divisor counts taps in [-pl, in + cpr)
+     * (in + pad_r - pad_r_ceil); 0 for the other algorithms. */
+    int64_t cpr[3];
     int32_t npost; /* eltwise post-ops (lg__pool_create_post) */
     struct {
         int32_t alg;
@@ -49,10 +52,13 @@ LG_INTERNAL lg_status lg__pool_create_post(lg_kernel **k, const lg_pool_params *
                                            const char *where);
 
 /* Valid taps of one output coordinate along one dim: kernel indices
- * [lo, hi), input coordinate of tap j: in0 + j * step. */
+ * [lo, hi), input coordinate of tap j: in0 + j * step; cnt: the taps that
+ * avg including padding counts (the kernel size unless pad_r_ceil clips
+ * the window). */
 typedef struct lg__pool_taps {
     int32_t lo, hi;
     int64_t in0;
+    int32_t cnt;
 } lg__pool_taps;
 
 /* Per-dim tap tables: tab[i] points at o[i] entries (o = dst spatial). */
@@ -65,11 +71,13 @@ typedef struct lg__pool_geom {
 /* Fill g for pd (allocates g->mem; lg__free it). false when out of memory. */
 LG_INTERNAL bool lg__pool_geom_init(const lg__pool_pd *pd, lg__pool_geom *g);
 
-/* The divisor of an average: the kernel's size (avg including padding) or
- * the number of valid taps. */
+/* The divisor of an average: the counted taps (avg including padding: the
+ * kernel's size, or fewer where pad_r_ceil clips the window) or the number
+ * of valid taps. */
 static inline int64_t lg__pool_count(int alg, const lg__pool_geom *g, const lg__pool_taps *td,
                                      const lg__pool_taps *th, const lg__pool_taps *tw) {
-    if (alg == 1) return g->kprod; /* LG_POOL_AVG_INCLUDE_PADDING */
+    (void)g;
+    if (alg == 1) return (int64_t)td->cnt * th->cnt * tw->cnt; /* LG_POOL_AVG_INCLUDE_PADDING */
     return (int64_t)(td->hi - td->lo) * (th->hi - th->lo) * (tw->hi - tw->lo);
 }
 

@@ -49,7 +49,8 @@ void lg__pool_rows_scalar(const lg__pool_job *j, const void *src, void *dst, int
     if (j->global) {
         /* The whole input as one window of taps (the reference's order). */
         lg__pool_taps t[3];
-        for (int i = 0; i < 3; i++) t[i] = (lg__pool_taps){0, (int32_t)sv->sp[i], 0};
+        for (int i = 0; i < 3; i++)
+            t[i] = (lg__pool_taps){0, (int32_t)sv->sp[i], 0, (int32_t)sv->sp[i]};
         for (int64_t r = r0; r < r1; r++) {
             int64_t q = r / j->nchunk, ch = r % j->nchunk;
             int64_t n = q / sv->ncb, cb = q % sv->ncb;

@@ -32,6 +32,10 @@ bool lg__pool_geom_init(const lg__pool_pd *pd, lg__pool_geom *g) {
             t->lo = (int32_t)lo;
             t->hi = (int32_t)hi;
             t->in0 = in0;
+            /* Counted taps: coordinates below in + cpr (never below -pl). */
+            int64_t end = g->in[i] + pd->cpr[i];
+            int64_t cnt = in0 > end - 1 ? 0 : (end - 1 - in0) / st + 1;
+            t->cnt = (int32_t)(cnt < pd->k[i] ? cnt : pd->k[i]);
         }
     }
     return true;
