@@ -907,7 +907,7 @@ typedef enum lg_strategy {
  * node producing the value (or -1: a constant or an input of fixed layout)
  * to the node reading it (or -1: a graph output).
  *
- * Costs are the cost model's (byte-equivalents, docs/propagation.md): a
+ * Costs are the cost model's (predicted ns, docs/propagation.md): a
  * configuration's own cost, and an edge's reorder cost under a pair of
  * configurations (0 when the layouts agree; reorders of constants are
  * folded at compile time and cost 0). The sum of the chosen configurations'
@@ -1006,6 +1006,12 @@ typedef struct lg_compile_options {
     lg_strategy_fn strategy_fn; /* NULL, or a user strategy used instead of
                                    `strategy` (see lg_layout_problem) */
     void *strategy_data;        /* passed to strategy_fn */
+    /* Issue 20: the cost model's coefficients. NULL (default): the file named
+       by LG_COST_MODEL in the environment, else the table shipped with the
+       library. A path: that file (written by lgraph-calibrate /
+       lg_calibrate); a file that cannot be read or parsed fails the compile
+       with LG_INVALID_ARGUMENT (lg_last_error names the file and line). */
+    const char *cost_model;
 } lg_compile_options;
 
 /* Fill o with the defaults: OPTIMAL, fuse on, default threads, no pass
@@ -1023,7 +1029,7 @@ typedef struct lg_plan_stats {
     int64_t reorder_bytes; /* bytes read + written by runtime reorders per execute */
     int steps;             /* kernels run per execute */
     int64_t arena_bytes;   /* intermediate memory after planning */
-    double model_cost;     /* total cost of the layout assignment under the cost model */
+    double model_cost;     /* total cost of the layout assignment under the cost model, ns */
     bool exact;            /* the assignment is proven optimal (OPTIMAL without fallback) */
     double compile_ms;     /* wall time lg_graph_compile took */
     int fused_steps;       /* steps whose kernel runs fused post-ops (eltwise, sum) */
@@ -1044,6 +1050,10 @@ typedef struct lg_plan_stats {
      * exact tables exceed its limits (docs/propagation.md). */
     char inexact_reason[160];
     double model_cost_bound;
+    /* Issue 20: the cost model's predicted time of one lg_plan_execute, in
+       ms: the sum of its steps' predictions (model_cost is the same in ns,
+       for the layout assignment alone). */
+    double model_ms;
 } lg_plan_stats;
 
 /* Fill *s with the plan's counters. */
@@ -1113,9 +1123,13 @@ typedef struct lg_step_profile {
     bool inserted;     /* a reorder or copy the compiler added */
     int64_t bytes;     /* bytes the step's tensors hold (read + written, padding included) */
     double flops;      /* arithmetic (2 per multiply-add); 0 for memory-bound steps */
-    double model_cost; /* the cost model's cost of the step, in byte-equivalents */
+    double model_cost; /* the cost model's cost of the step, in ns (predicted time) */
     double ms;         /* measured time: the median over the profile's runs */
     char layouts[128]; /* the tensors' layouts, e.g. "src:aBcd8b wei:ABcd8b8a dst:aBcd8b" */
+    /* Issue 20: the cost model's view of the step. */
+    double model_ms;   /* its predicted time (model_cost is the same in ns) */
+    char cost_key[48]; /* the key of its coefficients, "conv:conv1x1:b8:f32" */
+    double cost_bytes; /* the bytes the model counts (read + written) */
 } lg_step_profile;
 
 /* Run the plan `runs` times (1..100000) on the given bindings (the rules of
@@ -1133,6 +1147,29 @@ LG_API lg_status lg_plan_profile(const lg_plan *p, int nin, const lg_binding *in
 /* Print the plan as "text" (one line per step and tensor) or "dot" (Graphviz;
  * each tensor labelled with its layout, reorders highlighted). */
 LG_API lg_status lg_plan_dump(const lg_plan *p, FILE *f, const char *format);
+
+/* ---- cost model calibration (issue 20) ---- */
+
+/* Options of lg_calibrate; lg_calibrate_options_init sets the defaults. */
+typedef struct lg_calibrate_options {
+    bool quick;      /* fewer shapes and runs (seconds, for tests); default false */
+    int num_threads; /* threads the plans run on; 0: OpenMP's default */
+    int runs;        /* timed runs per plan (the fastest counts); 0: 9, or 3 when quick */
+    FILE *log;       /* progress and the fit's report, or NULL for silence */
+} lg_calibrate_options;
+
+/* Fill o with the defaults. */
+LG_API void lg_calibrate_options_init(lg_calibrate_options *o);
+
+/* Time the kernels this machine runs (small graphs of every node kind in
+ * each layout family: convs 1x1, kxk, depthwise and first layer, pooling,
+ * eltwise, binary, concat, slice, shuffle, inner product, and reorders
+ * between every pair of families), fit the cost model's coefficients by
+ * least squares and write them as JSON to `path` (the file
+ * lg_compile_options.cost_model and LG_COST_MODEL load). o may be NULL.
+ * LG_INVALID_ARGUMENT for a NULL path or bad options, LG_RUNTIME_ERROR if
+ * the file cannot be written; the errors of compiling and running. */
+LG_API lg_status lg_calibrate(const char *path, const lg_calibrate_options *o);
 
 /* Free a plan; NULL allowed. Waits for asynchronous executions of p still
  * running on the thread pool (their callbacks still arrive, on the loop's

@@ -25,12 +25,13 @@ static const char usage[] =
     "--compare-strategies: a row per strategy and per optional pass switched off (runtime\n"
     "reorders, reorder bytes, folded reorders, fused steps, arena bytes, model cost, median ms\n"
     "of K runs, exact); fails when a plan's outputs differ from NONE's (tolerance T). With\n"
-    "--json, a JSON array of the rows. --input, --output, --compare and --dump do not apply.\n"
+    "--json, a JSON array of the rows; --csv=FILE also writes them as CSV (a chart:\n"
+    "scripts/strategy_chart.sh). --input, --output, --compare and --dump do not apply.\n"
     "--profile times every step (median of --iters runs) and prints a table and the time\n"
     "by node kind and layer class, the cost model's prediction beside it (in --json too).\n";
 
 typedef struct args {
-    const char *model, *input, *output, *compare, *dump;
+    const char *model, *input, *output, *compare, *dump, *csv;
     int64_t batch;
     lg_strategy strategy;
     int iters, warmup, threads;
@@ -70,6 +71,8 @@ static int parse_args(int argc, char **argv, args *a) {
             a->output = v;
         } else if (OPT("--compare")) {
             a->compare = v;
+        } else if (OPT("--csv")) {
+            a->csv = v;
         } else if (OPT("--dump")) {
             a->dump = v;
         } else if (OPT("--tol")) {
@@ -123,7 +126,8 @@ int main(int argc, char **argv) {
     }
     double load_ms = run_now_ms() - t0;
     if (a.compare_strategies) {
-        run_compare c = {a.model, a.batch, a.iters, a.warmup, a.threads, a.tol, a.seed, a.json};
+        run_compare c = {a.model, a.batch, a.iters, a.warmup, a.threads,
+                         a.tol,   a.seed,  a.json,  a.csv};
         int rc = run_compare_strategies(g, &io, &c);
         lg_graph_destroy(g);
         lg_onnx_io_free(&io);
@@ -249,11 +253,11 @@ int main(int argc, char **argv) {
                "\"compile_ms\": %.3f, \"median_ms\": %.4f, \"min_ms\": %.4f, \"max_ms\": %.4f, "
                "\"iters\": %d, \"runtime_reorders\": %d, \"folded_reorders\": %d, "
                "\"reorder_bytes\": %lld, \"steps\": %d, \"arena_bytes\": %lld, "
-               "\"model_cost\": %g, \"exact\": %s",
+               "\"model_cost\": %g, \"model_ms\": %.4f, \"exact\": %s",
                a.model, (long long)a.batch, strat[a.strategy], load_ms, ps.compile_ms, med,
                times[0], times[a.iters - 1], a.iters, ps.runtime_reorders, ps.folded_reorders,
                (long long)ps.reorder_bytes, ps.steps, (long long)ps.arena_bytes, ps.model_cost,
-               ps.exact ? "true" : "false");
+               ps.model_ms, ps.exact ? "true" : "false");
         printf(", \"views\": %d, \"copy_steps_removed\": %d, \"copy_bytes_removed\": %lld",
                ps.views, ps.copy_steps_removed, (long long)ps.copy_bytes_removed);
         if (a.compare) printf(", \"max_abs_diff\": %g, \"max_rel_diff\": %g", max_abs, max_rel);
@@ -278,8 +282,9 @@ int main(int argc, char **argv) {
         printf("views: %d values placed in another's buffer, %d concat/slice steps removed "
                "(%lld bytes per run)\n",
                ps.views, ps.copy_steps_removed, (long long)ps.copy_bytes_removed);
-        printf("run: median %.3f ms, min %.3f, max %.3f over %d runs\n", med, times[0],
-               times[a.iters - 1], a.iters);
+        printf("run: median %.3f ms, min %.3f, max %.3f over %d runs; cost model predicts "
+               "%.3f ms\n",
+               med, times[0], times[a.iters - 1], a.iters, ps.model_ms);
         if (a.compare)
             printf("compare with %s: max abs diff %g, max rel diff %g (tol %g): %s\n", a.compare,
                    max_abs, max_rel, a.tol, cmp_ok ? "ok" : "FAILED");

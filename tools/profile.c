@@ -59,24 +59,27 @@ static void totals(const lg_step_profile *s, int n, double *ms, double *model) {
     }
 }
 
-/* The model's cost scaled so that its total equals the measured total: a
- * step's predicted ms (the model is in byte-equivalents, not time). */
-static double predicted(double cost, double tot_ms, double tot_model) {
-    return tot_model > 0 ? cost * tot_ms / tot_model : 0;
+/* A step's predicted ms: the calibrated cost model's time (model_cost is
+ * in ns). */
+static double predicted(double cost_ns) {
+    return cost_ns * 1e-6;
 }
 
 void profile_print_text(FILE *f, const lg_step_profile *s, int n, int runs) {
     double tot, model;
     totals(s, n, &tot, &model);
-    fprintf(f, "profile: %d steps, median of %d runs each, steps sum to %.3f ms\n", n, runs, tot);
+    fprintf(f,
+            "profile: %d steps, median of %d runs each, steps sum to %.3f ms, the cost model "
+            "predicts %.3f ms\n",
+            n, runs, tot, predicted(model));
     fprintf(f, "%4s %-13s %-20s %-28s %9s %9s %9s %9s %9s %6s\n", "#", "kind", "class", "impl",
             "MB", "MFLOP", "model", "pred_ms", "ms", "share");
     for (int i = 0; i < n; i++)
         fprintf(f, "%4d %-13s %-20s %-28s %9.3f %9.2f %9.3g %9.4f %9.4f %5.1f%%  %s  [%s]\n", i,
                 s[i].node_kind, lg_layer_class_name(s[i].layer_class), s[i].impl,
                 (double)s[i].bytes / 1e6, s[i].flops / 1e6, s[i].model_cost,
-                predicted(s[i].model_cost, tot, model), s[i].ms, tot > 0 ? 100 * s[i].ms / tot : 0,
-                s[i].desc, s[i].layouts);
+                predicted(s[i].model_cost), s[i].ms, tot > 0 ? 100 * s[i].ms / tot : 0, s[i].desc,
+                s[i].layouts);
     group g[LG_LAYER_CLASS_COUNT + 64];
     for (int by_class = 0; by_class < 2; by_class++) {
         int ng = group_steps(s, n, by_class, g);
@@ -85,7 +88,7 @@ void profile_print_text(FILE *f, const lg_step_profile *s, int n, int runs) {
                 "share", "pred_ms", "pred_sh", "GFLOP/s");
         for (int i = 0; i < ng; i++)
             fprintf(f, "  %-20s %5d %9.3f %5.1f%% %9.3f %7.1f%% %9.2f\n", g[i].name, g[i].steps,
-                    g[i].ms, tot > 0 ? 100 * g[i].ms / tot : 0, predicted(g[i].model, tot, model),
+                    g[i].ms, tot > 0 ? 100 * g[i].ms / tot : 0, predicted(g[i].model),
                     model > 0 ? 100 * g[i].model / model : 0,
                     g[i].ms > 0 ? g[i].flops / g[i].ms / 1e6 : 0);
     }
@@ -117,7 +120,7 @@ void profile_print_json(FILE *f, const lg_step_profile *s, int n, int runs) {
                 "\"ms\": %.5f, \"layouts\": \"%s\", \"desc\": \"",
                 i ? ", " : "", s[i].node_kind, lg_layer_class_name(s[i].layer_class), s[i].impl,
                 s[i].inserted ? "true" : "false", (long long)s[i].bytes, s[i].flops,
-                s[i].model_cost, predicted(s[i].model_cost, tot, model), s[i].ms, s[i].layouts);
+                s[i].model_cost, predicted(s[i].model_cost), s[i].ms, s[i].layouts);
         for (const char *c = s[i].desc; *c; c++)
             if (*c == '"' || *c == '\\')
                 fprintf(f, "\\%c", *c);

@@ -27,6 +27,8 @@ int run_move(lg_kernel *k, void *src, void *dst);
 int64_t run_elems(const lg_md *md);
 /* Monotonic wall clock in ms; qsort comparator of doubles. */
 double run_now_ms(void);
+/* The process's CPU time in ms (all its threads). */
+double run_cpu_ms(void);
 int run_cmp_double(const void *x, const void *y);
 /* n uniform values in [-1, 1) from the generator state *state (advanced). */
 void run_fill(float *x, int64_t n, unsigned long long *state);
@@ -45,6 +47,7 @@ typedef struct run_compare {
     double tol;
     unsigned long long seed;
     bool json;
+    const char *csv; /* NULL, or a CSV file to write the rows to */
 } run_compare;
 int run_compare_strategies(const lg_graph *g, const struct lg_onnx_io *io, const run_compare *c);
 

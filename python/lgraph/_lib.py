@@ -40,7 +40,8 @@ STRATEGY_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
 class CompileOptions(ctypes.Structure):
     _fields_ = [("strategy", ctypes.c_int), ("fuse", ctypes.c_bool),
                 ("num_threads", ctypes.c_int), ("disable_passes", ctypes.c_char_p),
-                ("strategy_fn", STRATEGY_FN), ("strategy_data", ctypes.c_void_p)]
+                ("strategy_fn", STRATEGY_FN), ("strategy_data", ctypes.c_void_p),
+                ("cost_model", ctypes.c_char_p)]
 
 
 class PlanStats(ctypes.Structure):
@@ -50,7 +51,8 @@ class PlanStats(ctypes.Structure):
                 ("exact", ctypes.c_bool), ("compile_ms", ctypes.c_double),
                 ("fused_steps", ctypes.c_int), ("views", ctypes.c_int),
                 ("copy_steps_removed", ctypes.c_int), ("copy_bytes_removed", ctypes.c_int64),
-                ("inexact_reason", ctypes.c_char * 160), ("model_cost_bound", ctypes.c_double)]
+                ("inexact_reason", ctypes.c_char * 160), ("model_cost_bound", ctypes.c_double),
+                ("model_ms", ctypes.c_double)]
 
 
 class Binding(ctypes.Structure):

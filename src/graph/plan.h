@@ -36,6 +36,8 @@ typedef struct lg__step {
     lg_layer_class layer_class;
     int64_t bytes;
     double flops, model_cost;
+    char cost_key[48]; /* the cost model's key of the step (issue 20) */
+    double cost_bytes; /* the bytes the cost model counts */
 } lg__step;
 
 /* A tensor of the plan, for dumps. */

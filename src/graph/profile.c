@@ -98,6 +98,9 @@ lg_status lg_plan_profile(const lg_plan *p, int nin, const lg_binding *in, int n
         o->bytes = st->bytes;
         o->flops = st->flops;
         o->model_cost = st->model_cost;
+        o->model_ms = st->model_cost * 1e-6;
+        snprintf(o->cost_key, sizeof o->cost_key, "%s", st->cost_key);
+        o->cost_bytes = st->cost_bytes;
         o->ms = median(times + (size_t)i * (size_t)runs, runs);
         describe_layouts(st->kernel, o->layouts, sizeof o->layouts);
     }

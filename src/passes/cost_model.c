@@ -3,20 +3,41 @@
 
 #include "passes/ir.h"
 
-double lg__cost_reorder(const lg_md *src, const lg_md *dst) {
-    return (double)lg_md_size(src) + (double)lg_md_size(dst);
+#include <stdio.h>
+
+const lg__cost_coefs *lg__cost_coefs_of(const lg__graph *ir) {
+    return ir && ir->coefs ? ir->coefs : lg__cost_coefs_default();
+}
+
+double lg__cost_reorder(const lg__graph *ir, const lg_md *src, const lg_md *dst) {
+    char key[LG_COST_KEY_LEN];
+    lg__cost_key("reorder", "reorder", src, dst, key);
+    double bytes = (double)lg_md_size(src) + (double)lg_md_size(dst);
+    return lg__cost_eval(lg__cost_lookup(lg__cost_coefs_of(ir), key), bytes, 0);
+}
+
+double lg__cost_node_ex(const lg__graph *ir, const lg__cnode *node, const lg_md *in_mds,
+                        const lg_md *out, char key[LG_COST_KEY_LEN], double *bytes_out) {
+    double bytes = (double)lg_md_size(out);
+    for (int i = 0; i < node->nin; i++) bytes += (double)lg_md_size(&in_mds[i]);
+    const lg__node_ops *ops = lg__node_ops_of(node->kind);
+    lg__node_cost c = {0, 1};
+    if (ops->cost) ops->cost(&node->base, in_mds, out, &c);
+    lg_layer_class lc = ops->classify ? ops->classify(&node->base, in_mds, out) : ops->layer_class;
+    char cls[32];
+    snprintf(cls, sizeof cls, "%s%s", lg_layer_class_name(lc), c.slowdown > 1 ? ".slow" : "");
+    char k[LG_COST_KEY_LEN];
+    char *kp = key ? key : k;
+    lg__cost_key(ops->name, cls, node->nin > 0 ? &in_mds[0] : NULL, out, kp);
+    if (bytes_out) *bytes_out = bytes;
+    const lg__cost_entry *e = lg__cost_lookup(lg__cost_coefs_of(ir), kp);
+    /* Without an entry, the flops of a slow layout weigh more. */
+    return lg__cost_eval(e, bytes, e ? c.flops : c.flops * c.slowdown);
 }
 
 double lg__cost_node(const lg__graph *ir, const lg__cnode *node, const lg_md *in_mds,
                      const lg_md *out) {
-    (void)ir;
-    double bytes = (double)lg_md_size(out);
-    for (int i = 0; i < node->nin; i++) bytes += (double)lg_md_size(&in_mds[i]);
-    const lg__node_ops *ops = lg__node_ops_of(node->kind);
-    if (!ops->cost) return bytes;
-    lg__node_cost c = {0, 1};
-    ops->cost(&node->base, in_mds, out, &c);
-    return bytes + c.flops * LG_COST_PER_FLOP * c.slowdown;
+    return lg__cost_node_ex(ir, node, in_mds, out, NULL, NULL);
 }
 
 bool lg__cost_fusable(const lg__graph *ir, const lg__cnode *node, int slot, const lg_md *in_mds,
@@ -78,7 +99,7 @@ double lg__cost_assignment(const lg__graph *ir) {
             const lg__cvalue *v = &ir->vals[node->in[j]];
             if (v->kind == LG_VAL_CONSTANT || lg_md_equal(&v->md, &node->in_md[j])) continue;
             if (vs && mds && find_pair(vs, mds, k, node->in[j], &node->in_md[j]) >= 0) continue;
-            cost += lg__cost_reorder(&v->md, &node->in_md[j]);
+            cost += lg__cost_reorder(ir, &v->md, &node->in_md[j]);
             if (vs && mds) {
                 vs[k] = node->in[j];
                 mds[k++] = &node->in_md[j];
@@ -90,7 +111,7 @@ double lg__cost_assignment(const lg__graph *ir) {
         const lg_md *want = &ir->outs[o].md;
         if (lg_md_equal(&v->md, want)) continue;
         if (vs && mds && find_pair(vs, mds, k, ir->outs[o].v, want) >= 0) continue;
-        cost += lg__cost_reorder(&v->md, want);
+        cost += lg__cost_reorder(ir, &v->md, want);
         if (vs && mds) {
             vs[k] = ir->outs[o].v;
             mds[k++] = want;

@@ -1,14 +1,15 @@
 /* The cost model the layout strategies and the plan statistics use.
  *
- * Costs are in byte-equivalents: moving one byte (read or written) costs 1.
- *  - A reorder costs the bytes it reads plus the bytes it writes (padding
- *    included: lg_md_size of src and dst).
- *  - A memory-bound node (eltwise, binary, shuffle, explicit reorder) costs
- *    the bytes of its inputs plus the bytes of its result.
- *  - A node whose kind has a cost hook (conv) costs its bytes plus its
- *    flops times LG_COST_PER_FLOP times the slowdown its kernel reports for
- *    the layouts it runs in (conv: 1 for channel-blocked activations, more
- *    for channels-last, more again for plain nchw; lg__conv_slowdown).
+ * Costs are predicted times in nanoseconds, from the calibrated coefficient
+ * table (cost_coefs.h; lgraph-calibrate fits it on the machine, the library
+ * ships a default): a step of kind K costs fixed_ns + ns_per_byte * bytes +
+ * ns_per_flop * flops under the entry of its key (kind, layer class with
+ * ".slow" where the kind's cost hook reports a slowdown, layout families of
+ * src and dst, data type).
+ *  - A reorder: bytes read plus bytes written (padding included), under the
+ *    key "reorder:reorder:<src family>><dst family>:<type>".
+ *  - A node: the bytes of its inputs plus its result, and the flops its
+ *    kind's cost hook reports (0 without one).
  * The cost of a layout assignment (lg__cost_assignment) is the cost of every
  * scheduled node in the layouts given to it, plus one reorder per distinct
  * (value, layout) pair a node input or an output needs and the value does
@@ -24,14 +25,20 @@
 #ifndef LG_PASSES_COST_MODEL_H
 #define LG_PASSES_COST_MODEL_H
 
+#include "passes/cost_coefs.h"
 #include "passes/ir.h"
 
-/* One flop of a conv in its best layout, in byte-equivalents: a core does
- * about ten f32 flops of a blocked conv in the time it moves one byte. */
-#define LG_COST_PER_FLOP 0.1
+/* The coefficient table ir's compile uses (the default when ir is NULL or
+ * has none). */
+LG_INTERNAL const lg__cost_coefs *lg__cost_coefs_of(const lg__graph *ir);
 
-/* Bytes read + written by a reorder from src to dst. */
-LG_INTERNAL double lg__cost_reorder(const lg_md *src, const lg_md *dst);
+/* Predicted ns of a reorder from src to dst. */
+LG_INTERNAL double lg__cost_reorder(const lg__graph *ir, const lg_md *src, const lg_md *dst);
+
+/* lg__cost_node, also giving the step's key (when key is non-NULL) and the
+ * bytes the model counts (when bytes is non-NULL). */
+LG_INTERNAL double lg__cost_node_ex(const lg__graph *ir, const lg__cnode *node, const lg_md *in_mds,
+                                    const lg_md *out, char key[LG_COST_KEY_LEN], double *bytes);
 
 /* Cost of running node with its inputs in in_mds[] and its result in *out. */
 LG_INTERNAL double lg__cost_node(const lg__graph *ir, const lg__cnode *node, const lg_md *in_mds,

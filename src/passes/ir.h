@@ -86,6 +86,7 @@ typedef struct lg__graph {
      * negative: no bound known). */
     char inexact[160];
     double cost_gap;
+    const struct lg__cost_coefs *coefs; /* the cost model's table; NULL: the default */
     int64_t arena_bytes;
     /* Pass concat_inplace: values placed inside another's buffer, concat
      * and slice steps it removed (net of the copies it added) and the bytes

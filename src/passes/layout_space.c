@@ -160,7 +160,7 @@ static lg_status value_factors(const lg__graph *ir, lg__layout_space *s, const i
             for (int p = 0; p < o && !seen; p++)
                 seen = ir->outs[p].v == v && !s->out_any[p] &&
                        lg_md_equal(&ir->outs[p].md, &ir->outs[o].md);
-            if (!seen) *offset += lg__cost_reorder(&val->md, &ir->outs[o].md);
+            if (!seen) *offset += lg__cost_reorder(ir, &val->md, &ir->outs[o].md);
         }
         return LG_OK;
     }
@@ -205,13 +205,13 @@ static lg_status value_factors(const lg__graph *ir, lg__layout_space *s, const i
             for (int c = 0; st == LG_OK && c < s->vars[prod].ncfg; c++) {
                 const lg_md *stored = &s->vars[prod].cfg[c].out;
                 t[2 * c] = 0;
-                t[2 * c + 1] = lg_md_equal(stored, ls[l]) ? 0 : lg__cost_reorder(stored, ls[l]);
+                t[2 * c + 1] = lg_md_equal(stored, ls[l]) ? 0 : lg__cost_reorder(ir, stored, ls[l]);
             }
         } else {
             st = add_factor(s, 1, &a, &t);
             if (st == LG_OK) {
                 t[0] = 0;
-                t[1] = lg_md_equal(&val->md, ls[l]) ? 0 : lg__cost_reorder(&val->md, ls[l]);
+                t[1] = lg_md_equal(&val->md, ls[l]) ? 0 : lg__cost_reorder(ir, &val->md, ls[l]);
             }
         }
     }

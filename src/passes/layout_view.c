@@ -200,7 +200,7 @@ lg_status lg_layout_edge_cost(const lg_layout_problem *p, int e, int src_cfg, in
     const lg__layout_edge *ed = &p->edges[e];
     bool free_move =
         lg_md_equal(from, to) || (p->ir->vals[ed->value].kind == LG_VAL_CONSTANT && ed->dst >= 0);
-    if (cost) *cost = free_move ? 0.0 : lg__cost_reorder(from, to);
+    if (cost) *cost = free_move ? 0.0 : lg__cost_reorder(p->ir, from, to);
     return LG_OK;
 }
 

@@ -40,6 +40,8 @@
  * "fuse". */
 #include "passes/passes.h"
 
+#include "passes/cost_coefs.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,8 +129,17 @@ lg_status lg_graph_compile(const lg_graph *g, const lg_compile_options *o, lg_pl
     if (!o) o = &defaults;
     bool off[NPASSES] = {false};
     LG_CHECK(check_options(o, off));
+    const lg__cost_coefs *coefs;
+    lg__cost_coefs *owned_coefs;
+    LG_CHECK(lg__cost_coefs_for(o->cost_model, "lg_graph_compile", &coefs, &owned_coefs));
     lg__graph ir;
-    LG_CHECK(lg__ir_init(&ir, g));
+    lg_status si = lg__ir_init(&ir, g);
+    if (si != LG_OK) {
+        lg__cost_coefs_free(owned_coefs);
+        lg__free(owned_coefs);
+        return si;
+    }
+    ir.coefs = coefs;
     ir.strategy = o->strategy;
     ir.user_strategy = o->strategy_fn;
     ir.user_data = o->strategy_data;
@@ -148,6 +159,8 @@ lg_status lg_graph_compile(const lg_graph *g, const lg_compile_options *o, lg_pl
     if (s == LG_OK) s = lg__plan_build(&ir, o->num_threads, plan);
     if (show) fprintf(stderr, "lgraph pass %-22s %8.2f ms\n", "plan_build", lg__now_ms() - tb);
     lg__ir_free(&ir);
+    lg__cost_coefs_free(owned_coefs);
+    lg__free(owned_coefs);
     if (s == LG_OK) {
         (*plan)->strategy = o->strategy_fn ? "user" : lg__strategy_name(o->strategy);
         (*plan)->stats.compile_ms = lg__now_ms() - t0;

@@ -168,7 +168,7 @@ static void profile_fields(const lg__graph *ir, const lg__cnode *node, const lg_
     const lg__node_ops *ops = lg__node_ops_of(node->kind);
     const lg_md *out = &ir->vals[node->out].md;
     st->bytes = kernel_bytes(st->kernel);
-    st->model_cost = lg__cost_node(ir, node, in, out);
+    st->model_cost = lg__cost_node_ex(ir, node, in, out, st->cost_key, &st->cost_bytes);
     lg__node_cost c = {0, 1};
     if (ops->cost) ops->cost(&node->base, in, out, &c);
     st->flops = c.flops;
@@ -192,7 +192,10 @@ static lg_status add_sum_copy(lg__graph *ir, lg_plan *p, int *tid, const lg__cno
     snprintf(st->desc, sizeof st->desc, "copy of the fused sum's source");
     st->layer_class = LG_LAYER_REORDER;
     st->bytes = kernel_bytes(st->kernel);
-    st->model_cost = lg__cost_reorder(&ir->vals[node->sum_src].md, &ir->vals[node->out].md);
+    const lg_md *from = &ir->vals[node->sum_src].md, *to = &ir->vals[node->out].md;
+    st->model_cost = lg__cost_reorder(ir, from, to);
+    lg__cost_key("reorder", "reorder", from, to, st->cost_key);
+    st->cost_bytes = (double)lg_md_size(from) + (double)lg_md_size(to);
     st->nin = 1;
     st->tin[0] = tensor_of(ir, p, tid, node->sum_src);
     st->tout = tensor_of(ir, p, tid, node->out);
@@ -244,6 +247,7 @@ static void fill_stats(const lg__graph *ir, lg_plan *p) {
     s->folded_reorders = ir->folded;
     s->arena_bytes = p->arena_bytes;
     s->model_cost = ir->model_cost;
+    for (int i = 0; i < p->nsteps; i++) s->model_ms += p->steps[i].model_cost * 1e-6;
     s->exact = ir->exact;
     if (!ir->exact) snprintf(s->inexact_reason, sizeof s->inexact_reason, "%s", ir->inexact);
     s->model_cost_bound = ir->exact ? ir->model_cost

@@ -7,6 +7,8 @@
 #include <criterion/redirect.h>
 #include <omp.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 static const int64_t dims[4] = {2, 24, 5, 7};
 
@@ -187,8 +189,13 @@ Test(graph_plan, kernels_come_from_the_cache) {
     lg_graph_destroy(g);
 }
 
-/* An "any" input with no conv reader becomes plain; the plan reports it. */
+/* An "any" input with no conv reader becomes plain (under the byte-count
+ * model, where every family of a memory-bound chain costs its bytes and
+ * plain has no padding); the plan reports it. */
+static void use_bytes_model(char *path, size_t len);
 Test(graph_plan, any_input_is_resolved_and_reported) {
+    char model[64];
+    use_bytes_model(model, sizeof model);
     lg_graph *g = eltwise_chain("any", "any");
     for (int s = 0; s < 3; s++) {
         lg_plan *p = compile_with(g, (lg_strategy)s, NULL);
@@ -200,13 +207,30 @@ Test(graph_plan, any_input_is_resolved_and_reported) {
         lg_plan_destroy(p);
     }
     lg_graph_destroy(g);
+    unsetenv("LG_COST_MODEL");
+    remove(model);
 }
 
-/* The cost model by hand (src/passes/cost_model.h): a memory-bound node
- * costs the bytes it reads and writes, a reorder the same, a reorder of the
- * value counted once. S = bytes of the plain tensor, P = of nChw16c (24
- * channels padded to 32). */
+/* Point LG_COST_MODEL at a coefficient file of 1 ns per byte for every key
+ * (the byte-count model), written at `path`. */
+static void use_bytes_model(char *path, size_t len) {
+    snprintf(path, len, "/tmp/lg_bytes_model_%d.json", (int)getpid());
+    FILE *f = fopen(path, "w");
+    cr_assert(f != NULL);
+    fprintf(f, "{\"lgraph_cost_model\": 1, \"entries\": [{\"key\": \"*\", \"fixed_ns\": 0, "
+               "\"ns_per_byte\": 1, \"ns_per_flop\": 0}]}\n");
+    fclose(f);
+    cr_assert_eq(setenv("LG_COST_MODEL", path, 1), 0);
+}
+
+/* The cost model by hand (src/passes/cost_model.h) under a coefficient
+ * file of 1 ns per byte for every key: a memory-bound node costs the bytes
+ * it reads and writes, a reorder the same, a reorder of the value counted
+ * once. S = bytes of the plain tensor, P = of nChw16c (24 channels padded
+ * to 32). */
 Test(graph_plan, model_cost_by_hand) {
+    char model[64];
+    use_bytes_model(model, sizeof model);
     double S = 2 * 24 * 5 * 7 * 4, P = 2 * 32 * 5 * 7 * 4;
     lg_graph *g = eltwise_chain("nchw", "nchw");
     lg_plan *p = compile_with(g, LG_STRATEGY_NONE, NULL);
@@ -231,6 +255,8 @@ Test(graph_plan, model_cost_by_hand) {
     cr_expect_eq(st.model_cost, P + S + 6 * S, "the input reordered to plain: %g", st.model_cost);
     lg_plan_destroy(p);
     lg_graph_destroy(g);
+    unsetenv("LG_COST_MODEL");
+    remove(model);
 }
 
 /* num_threads caps the threads of the plan's kernels for the duration of an

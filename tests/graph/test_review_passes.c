@@ -726,7 +726,7 @@ Test(review, constant_output_twice_costs_one_reorder) {
     lg_md nhwc;
     cr_assert_eq(lg_md_init_tag(&nhwc, 4, d, LG_F32, "nhwc"), LG_OK);
     cr_expect(fabs(model - fc) <= 1e-9 * model, "model %.17g, factors %.17g (one reorder: %g)",
-              model, fc, lg__cost_reorder(&md, &nhwc));
+              model, fc, lg__cost_reorder(&ir, &md, &nhwc));
     lg__layout_space_free(&s);
     lg__ir_free(&ir);
     /* And the plan returns the constant in every output. */

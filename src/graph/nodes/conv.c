@@ -146,6 +146,10 @@ static void conv_cost(const lg__node *node, const lg_md *in, const lg_md *out, l
     int64_t g = node->p.conv.groups;
     c->flops = lg__conv_flops(&in[0], &in[1], out, g);
     c->slowdown = lg__conv_slowdown(&in[0], out, in[0].dims[1] / g);
+    /* Grouped (not depthwise) convs whose groups do not fill whole channel
+     * blocks run their own, slower way: calibrated under their own key. */
+    if (g > 1 && !(g == in[0].dims[1] && g == out->dims[1]) && (out->dims[1] / g) % 8 != 0)
+        c->slowdown *= 1.5;
 }
 
 /* First conv (few input channels), depthwise, 1x1 or kxk (lg_layer_class). */

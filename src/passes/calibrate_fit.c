@@ -1,0 +1,112 @@
+/* Least-squares fit of one cost entry (calibrate.h; the fit of lg_calibrate). */
+#include "passes/calibrate.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Solve the k x k system a x = b (Gaussian elimination, partial pivoting);
+ * false if singular. */
+static bool solve(int k, double a[3][3], double b[3], double x[3]) {
+    for (int c = 0; c < k; c++) {
+        int piv = c;
+        for (int r = c + 1; r < k; r++)
+            if (fabs(a[r][c]) > fabs(a[piv][c])) piv = r;
+        if (fabs(a[piv][c]) < 1e-300) return false;
+        for (int j = 0; j < k; j++) {
+            double t = a[c][j];
+            a[c][j] = a[piv][j];
+            a[piv][j] = t;
+        }
+        double t = b[c];
+        b[c] = b[piv];
+        b[piv] = t;
+        for (int r = c + 1; r < k; r++) {
+            double f = a[r][c] / a[c][c];
+            for (int j = c; j < k; j++) a[r][j] -= f * a[c][j];
+            b[r] -= f * b[c];
+        }
+    }
+    for (int c = k - 1; c >= 0; c--) {
+        double s = b[c];
+        for (int j = c + 1; j < k; j++) s -= a[c][j] * x[j];
+        x[c] = s / a[c][c];
+    }
+    return true;
+}
+
+/* Weighted residual sum of squares (relative errors) of coefs x. */
+static double rss(const lg__calib_sample *s, int n, const double x[3]) {
+    double r = 0;
+    for (int i = 0; i < n; i++) {
+        double p = x[0] + x[1] * s[i].bytes + x[2] * s[i].flops;
+        double e = (p - s[i].ns) / s[i].ns;
+        r += e * e;
+    }
+    return r;
+}
+
+static void fit_once(const lg__calib_sample *s, int n, lg__cost_entry *e) {
+    /* Relative least squares: minimise sum ((pred - t) / t)^2 over the
+     * non-negative (fixed, per byte, per flop), trying every subset of free
+     * coefficients and keeping the best feasible one. Features are scaled
+     * to comparable sizes first. */
+    double scale[3] = {1, 0, 0};
+    for (int i = 0; i < n; i++) {
+        scale[1] = fmax(scale[1], s[i].bytes);
+        scale[2] = fmax(scale[2], s[i].flops);
+    }
+    double best = INFINITY, bx[3] = {0, 0, 0};
+    for (int mask = 1; mask < 8; mask++) {
+        int idx[3], k = 0;
+        for (int j = 0; j < 3; j++)
+            if ((mask >> j) & 1 && scale[j] > 0) idx[k++] = j;
+        /* Fewer than 3 samples: no fixed term (it would not extrapolate).
+         * The main term (per flop when the samples compute, else per byte)
+         * always stays: a fit without it would make big steps free, and
+         * OPTIMAL exploits any such hole. */
+        int main_bit = scale[2] > 0 ? 4 : 2;
+        if (k == 0 || k > n || ((mask & 1) && n < 3) || !(mask & main_bit)) continue;
+        double a[3][3] = {{0}}, b[3] = {0}, y[3] = {0};
+        for (int i = 0; i < n; i++) {
+            double f[3] = {1, s[i].bytes / fmax(scale[1], 1), s[i].flops / fmax(scale[2], 1)};
+            double w = 1.0 / (s[i].ns * s[i].ns);
+            for (int p = 0; p < k; p++) {
+                for (int q = 0; q < k; q++) a[p][q] += w * f[idx[p]] * f[idx[q]];
+                b[p] += w * f[idx[p]] * s[i].ns;
+            }
+        }
+        if (!solve(k, a, b, y)) continue;
+        double x[3] = {0, 0, 0};
+        bool ok = true;
+        for (int p = 0; p < k; p++) {
+            int j = idx[p];
+            x[j] = j == 0 ? y[p] : y[p] / fmax(scale[j], 1);
+            ok = ok && x[j] >= 0;
+        }
+        if (!ok) continue;
+        double r = rss(s, n, x);
+        if (r < best) {
+            best = r;
+            memcpy(bx, x, sizeof bx);
+        }
+    }
+    e->fixed_ns = bx[0];
+    e->ns_per_byte = bx[1];
+    e->ns_per_flop = bx[2];
+    e->samples = n;
+    e->rms_rel_err = n > 0 && isfinite(best) ? sqrt(best / n) : 0;
+}
+
+void lg__calib_fit(const lg__calib_sample *s, int n, lg__cost_entry *e) {
+    fit_once(s, n, e);
+    if (n < 4) return;
+    /* Once more without the samples far above the fit (a step that waited
+     * for a descheduled thread on the shared machine), when few. */
+    lg__calib_sample *k = lg__malloc((size_t)n * sizeof *k);
+    if (!k) return;
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (s[i].ns <= 2.5 * lg__cost_eval(e, s[i].bytes, s[i].flops)) k[m++] = s[i];
+    if (m < n && m >= 3 && m >= n * 3 / 4) fit_once(k, m, e);
+    lg__free(k);
+}
