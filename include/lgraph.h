@@ -1007,10 +1007,11 @@ typedef struct lg_compile_options {
                                    `strategy` (see lg_layout_problem) */
     void *strategy_data;        /* passed to strategy_fn */
     /* Issue 20: the cost model's coefficients. NULL (default): the file named
-       by LG_COST_MODEL in the environment, else the table shipped with the
-       library. A path: that file (written by lgraph-calibrate /
-       lg_calibrate); a file that cannot be read or parsed fails the compile
-       with LG_INVALID_ARGUMENT (lg_last_error names the file and line). */
+       by LG_COST_MODEL in the environment, else the library's built-in
+       byte-count model (data/cost_model_calibrated.json is the calibrated
+       table, opt-in; docs/propagation.md says why). A path: that file (written by lgraph-calibrate
+       / lg_calibrate); a file that cannot be read or parsed fails the compile with
+       LG_INVALID_ARGUMENT (lg_last_error names the file and line). */
     const char *cost_model;
 } lg_compile_options;
 

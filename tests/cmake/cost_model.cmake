@@ -2,3 +2,5 @@
 # malformed files, model_ms and the shipped model's ranking.
 lg_add_test(graph_cost_model SOURCES graph/test_cost_model.c)
 
+target_compile_definitions(graph_cost_model PRIVATE
+  LG_CALIBRATED_MODEL="${PROJECT_SOURCE_DIR}/data/cost_model_calibrated.json")

@@ -179,13 +179,23 @@ Test(cost_model, malformed_files_refused) {
     free_workload(&w);
 }
 
+/* The built-in default is the byte-count model (one entry no key matches,
+ * so every step takes the byte-count fallback); the calibrated table checked in beside it (opt-in
+ * through LG_COST_MODEL) parses and falls back from a missing type to its kind's entry. */
 Test(cost_model, default_table_parses) {
     const lg__cost_coefs *c = lg__cost_coefs_default();
-    cr_assert_gt(c->n, 20, "the shipped table has %d entries", c->n);
-    const lg__cost_entry *e = lg__cost_lookup(c, "no-such-kind:x:y:z");
+    cr_assert_eq(c->n, 1, "the built-in table has %d entries", c->n);
+    const lg__cost_entry *e = lg__cost_lookup(c, "conv:conv1x1:b8:f32");
+    cr_expect(e == NULL, "no key matches: every step takes the byte-count fallback");
+    lg__cost_coefs cal;
+    cr_assert_eq(lg__cost_coefs_load(LG_CALIBRATED_MODEL, "test", &cal), LG_OK, "%s",
+                 lg_last_error());
+    cr_assert_gt(cal.n, 20, "the calibrated table has %d entries", cal.n);
+    e = lg__cost_lookup(&cal, "no-such-kind:x:y:z");
     cr_expect(e && strcmp(e->key, "*") == 0, "the catch-all entry");
-    e = lg__cost_lookup(c, "conv:conv1x1:b8:bf16");
+    e = lg__cost_lookup(&cal, "conv:conv1x1:b8:bf16");
     cr_expect(e && strcmp(e->key, "conv:conv1x1:*:*") == 0, "fallback %s", e ? e->key : "-");
+    lg__cost_coefs_free(&cal);
 }
 
 /* model_ms is present, positive and the sum of the steps' predictions;
