@@ -19,7 +19,7 @@ typedef struct model {
     Onnx__OperatorSetIdProto opset, *opsets[1];
     Onnx__GraphProto g;
     Onnx__NodeProto nodes[8], *pnodes[8];
-    Onnx__AttributeProto attrs[8][4], *pattrs[8][4];
+    Onnx__AttributeProto attrs[8][8], *pattrs[8][8]; /* 8 nodes of up to 8 attributes */
     Onnx__TensorProto inits[8], *pinits[8];
     Onnx__ValueInfoProto ins[2], outs[2], *pins[2], *pouts[2];
     Onnx__TypeProto types[4];
@@ -125,6 +125,7 @@ static Onnx__NodeProto *add_node(model *md, const char *op, const char *name, in
 
 static void add_ints(model *md, Onnx__NodeProto *n, const char *name, int64_t *v, size_t cnt) {
     int k = (int)(n - md->nodes), a = (int)n->n_attribute++;
+    cr_assert_lt(a, 8, "the test model holds up to 8 attributes a node");
     Onnx__AttributeProto *at = &md->attrs[k][a];
     *at = (Onnx__AttributeProto)ONNX__ATTRIBUTE_PROTO__INIT;
     at->name = (char *)name;
@@ -377,6 +378,7 @@ Test(onnx_load, bad_models_are_refused_with_a_message) {
 
 static void add_int(model *md, Onnx__NodeProto *n, const char *name, int64_t v) {
     int k = (int)(n - md->nodes), a = (int)n->n_attribute++;
+    cr_assert_lt(a, 8, "the test model holds up to 8 attributes a node");
     Onnx__AttributeProto *at = &md->attrs[k][a];
     *at = (Onnx__AttributeProto)ONNX__ATTRIBUTE_PROTO__INIT;
     at->name = (char *)name;
@@ -514,6 +516,7 @@ Test(onnx_load, split_with_bad_sizes_is_refused) {
 
 static void add_float(model *md, Onnx__NodeProto *n, const char *name, float v) {
     int k = (int)(n - md->nodes), a = (int)n->n_attribute++;
+    cr_assert_lt(a, 8, "the test model holds up to 8 attributes a node");
     Onnx__AttributeProto *at = &md->attrs[k][a];
     *at = (Onnx__AttributeProto)ONNX__ATTRIBUTE_PROTO__INIT;
     at->name = (char *)name;
