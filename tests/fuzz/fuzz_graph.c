@@ -535,7 +535,7 @@ static void op_extreme(gstate *s) {
             lg_md smd;
             lg_value sv;
             lg_md_init_tag(&smd, 1, &one, LG_F32, "a");
-            lg_md_init_tag(&md, x->nd, x->dims, LG_S8, "abcdefghijkl" + (12 - x->nd));
+            lg_md_init_tag(&md, x->nd, x->dims, LG_S8, &"abcdefghijkl"[12 - x->nd]);
             if (lg_graph_add_input(g, "s", &smd, &sv) == LG_OK) {
                 lg_reorder_operands o = {sv, LG_NO_VALUE, LG_NO_VALUE, LG_NO_VALUE, LG_NO_VALUE};
                 st = lg_graph_add_reorder_attr(g, in, &md, a, &o, &out);
