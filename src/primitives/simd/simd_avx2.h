@@ -132,6 +132,33 @@ static inline vmask v_flags(const int32_t *p) {
     return _mm256_castsi256_ps(_mm256_cmpeq_epi32(z, _mm256_setzero_si256()));
 }
 
+/* x on the first k lanes (0 <= k <= VL), no (or +0) on the others. */
+static inline vec v_sel_first(int64_t k, vec x, vec no) {
+    return _mm256_blendv_ps(no, x, _mm256_castsi256_ps(v_first(k)));
+}
+static inline vec v_keep_first(vec x, int64_t k) {
+    return _mm256_and_ps(x, _mm256_castsi256_ps(v_first(k)));
+}
+/* The sum and the maximum of the lanes. */
+static inline float v_hsum(vec v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+static inline float v_hmax(vec v) {
+    __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_max_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+/* p[0], p[s], ..., p[7 s]. */
+static inline vec v_gather(const float *p, int64_t s) {
+    __m256i idx =
+        _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)s));
+    return _mm256_i32gather_ps(p, idx, 4);
+}
+
 /* 16-bit float types, bit for bit convert.h's conversions. */
 
 /* 8 f16 to f32 exactly (F16C): the quiet bit is cleared again on the lanes

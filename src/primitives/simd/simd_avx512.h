@@ -131,6 +131,28 @@ static inline vmask v_flags(const int32_t *p) {
     return _mm512_test_epi32_mask(f, f);
 }
 
+/* x on the first k lanes (0 <= k <= VL), no (or +0) on the others. */
+static inline vec v_sel_first(int64_t k, vec x, vec no) {
+    return _mm512_mask_blend_ps(v_first(k), no, x);
+}
+static inline vec v_keep_first(vec x, int64_t k) {
+    return _mm512_maskz_mov_ps(v_first(k), x);
+}
+/* The sum and the maximum of the lanes. */
+static inline float v_hsum(vec v) {
+    return _mm512_reduce_add_ps(v);
+}
+static inline float v_hmax(vec v) {
+    return _mm512_reduce_max_ps(v);
+}
+/* p[0], p[s], ..., p[15 s]. */
+static inline vec v_gather(const float *p, int64_t s) {
+    __m512i idx =
+        _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                           _mm512_set1_epi32((int)s));
+    return _mm512_i32gather_ps(idx, p, 4);
+}
+
 /* 16-bit float types, bit for bit convert.h's conversions. */
 
 /* 16 f16 to f32 exactly: vcvtph2ps quiets signalling NaNs, convert.h keeps
