@@ -88,6 +88,22 @@ static const layer layers[] = {
 };
 #define NLAYER (int)(sizeof layers / sizeof layers[0])
 
+/* c's src, weights and dst (in the kernel's layouts) filled, a zero bias of
+ * oc channels. */
+static void fill_args(lg_ctx *c, int64_t oc) {
+    lg_md q[3];
+    int which[3] = {LG_ARG_SRC, LG_ARG_WEIGHTS, LG_ARG_DST};
+    for (int i = 0; i < 3; i++) {
+        CHECK(lg_kernel_query_md(c->k, which[i], &q[i]));
+        float *b = bench_alloc(lg_md_size(&q[i]));
+        size_t nf = lg_md_size(&q[i]) / sizeof(float);
+        for (size_t j = 0; j < nf; j++) b[j] = (float)((j * 2654435761u) % 1000) * 1e-3f - 0.5f;
+        c->args[i] = (lg_arg){which[i], b};
+    }
+    c->args[3] = (lg_arg){LG_ARG_BIAS, bench_alloc(sizeof(float) * (size_t)oc)};
+    c->nargs = 4;
+}
+
 /* A kernel of layer l with src/dst in tag (NULL: "any"), inputs filled. */
 static void make(const layer *l, const char *tag, lg_ctx *c) {
     int64_t oh = (l->hw - 1) / l->stride + 1;
@@ -108,18 +124,7 @@ static void make(const layer *l, const char *tag, lg_ctx *c) {
     if (l->post == 2) CHECK(lg_attr_append_eltwise(a, LG_ELTWISE_CLIP, 0, 6));
     CHECK(lg_conv_create(&c->k, &p, &sm, &wm, &bm, &dm, a));
     lg_attr_destroy(a);
-    lg_md q[3];
-    int which[3] = {LG_ARG_SRC, LG_ARG_WEIGHTS, LG_ARG_DST};
-    for (int i = 0; i < 3; i++) {
-        CHECK(lg_kernel_query_md(c->k, which[i], &q[i]));
-        float *b = bench_alloc(lg_md_size(&q[i]));
-        size_t nf = lg_md_size(&q[i]) / sizeof(float);
-        for (size_t j = 0; j < nf; j++) b[j] = (float)((j * 2654435761u) % 1000) * 1e-3f - 0.5f;
-        c->args[i] = (lg_arg){which[i], b};
-    }
-    float *bias = bench_alloc(sizeof(float) * (size_t)l->oc);
-    c->args[3] = (lg_arg){LG_ARG_BIAS, bias};
-    c->nargs = 4;
+    fill_args(c, l->oc);
 }
 
 static void unmake(lg_ctx *c) {
@@ -160,17 +165,7 @@ static void make_dw(const dwlayer *l, const char *tag, lg_ctx *c) {
     CHECK(lg_attr_append_eltwise(a, LG_ELTWISE_CLIP, 0, 6));
     CHECK(lg_conv_create(&c->k, &p, &sm, &wm, &bm, &dm, a));
     lg_attr_destroy(a);
-    lg_md q[3];
-    int which[3] = {LG_ARG_SRC, LG_ARG_WEIGHTS, LG_ARG_DST};
-    for (int i = 0; i < 3; i++) {
-        CHECK(lg_kernel_query_md(c->k, which[i], &q[i]));
-        float *b = bench_alloc(lg_md_size(&q[i]));
-        size_t nf = lg_md_size(&q[i]) / sizeof(float);
-        for (size_t j = 0; j < nf; j++) b[j] = (float)((j * 2654435761u) % 1000) * 1e-3f - 0.5f;
-        c->args[i] = (lg_arg){which[i], b};
-    }
-    c->args[3] = (lg_arg){LG_ARG_BIAS, bench_alloc(sizeof(float) * (size_t)l->c)};
-    c->nargs = 4;
+    fill_args(c, l->c);
 }
 
 /* The best of `tries` timings of c (seconds per call). */
