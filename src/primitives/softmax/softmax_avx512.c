@@ -20,5 +20,10 @@ static inline vec pv_zero_from(vec x, int64_t k) {
     return _mm512_maskz_mov_ps(v_first(k), x);
 }
 
+/* e^x for the x - max of a softmax: scalef scales in one step already. */
+static inline vec pv_exp(vec x) {
+    return v_exp(x);
+}
+
 #define LG_SMX_ROWS lg__softmax_rows_avx512
 #include "primitives/softmax/softmax_simd.h"

@@ -1,12 +1,13 @@
 /* The SIMD softmax rows, written once over the eltwise vector layer
  * (simd_avx2.h or simd_avx512.h) and its exp / log. Not a normal header:
  * softmax_avx2.c and softmax_avx512.c include their layer, define pv_hsum,
- * pv_hmax (lane reductions), pv_ninf_from(x, k) and pv_zero_from(x, k)
- * (lanes k.. replaced by -inf / 0), name the entry point LG_SMX_ROWS, then
+ * pv_hmax (lane reductions), pv_exp (e^x for x <= 0, as the layer's v_exp), pv_ninf_from(x, k) and
+ * pv_zero_from(x, k) (lanes k.. replaced by -inf / 0), name the entry point LG_SMX_ROWS, then
  * include this file.
  *
  * Three passes per row: the maximum; the sum of exp(x - max) (softmax in f32
- * keeps exp(x - max) in dst); the result, e / sum or (x - max) - log(sum)
+ * keeps exp(x - max) in dst); the result, e * (1 / sum) (one reciprocal per
+ * row or lane, not a division per element) or (x - max) - log(sum)
  * (other types recompute exp from src, so in place stays right). The
  * horizontal rows reduce across lanes (four vectors in flight); the vertical
  * ones keep one maximum and sum per lane. */
@@ -60,10 +61,10 @@ hrow(const lg__softmax_plan *p, lg_dtype dt, bool logsm, const void *src, void *
         const int64_t o = base + s * p->seg_stride, L = seg_valid(p, s);
         int64_t i = 0;
         for (; i + 4 * VL <= L; i += 4 * VL) {
-            vec e0 = v_exp(v_sub(v_load_dt(dt, src, o + i), vm));
-            vec e1 = v_exp(v_sub(v_load_dt(dt, src, o + i + VL), vm));
-            vec e2 = v_exp(v_sub(v_load_dt(dt, src, o + i + 2 * VL), vm));
-            vec e3 = v_exp(v_sub(v_load_dt(dt, src, o + i + 3 * VL), vm));
+            vec e0 = pv_exp(v_sub(v_load_dt(dt, src, o + i), vm));
+            vec e1 = pv_exp(v_sub(v_load_dt(dt, src, o + i + VL), vm));
+            vec e2 = pv_exp(v_sub(v_load_dt(dt, src, o + i + 2 * VL), vm));
+            vec e3 = pv_exp(v_sub(v_load_dt(dt, src, o + i + 3 * VL), vm));
             s0 = v_add(s0, e0);
             s1 = v_add(s1, e1);
             s2 = v_add(s2, e2);
@@ -76,18 +77,18 @@ hrow(const lg__softmax_plan *p, lg_dtype dt, bool logsm, const void *src, void *
             }
         }
         for (; i + VL <= L; i += VL) {
-            vec e = v_exp(v_sub(v_load_dt(dt, src, o + i), vm));
+            vec e = pv_exp(v_sub(v_load_dt(dt, src, o + i), vm));
             s0 = v_add(s0, e);
             if (keep) v_store((float *)dst + o + i, e);
         }
         if (i < L) {
-            vec e = pv_zero_from(v_exp(v_sub(v_load_dt_part(dt, src, o + i, L - i), vm)), L - i);
+            vec e = pv_zero_from(pv_exp(v_sub(v_load_dt_part(dt, src, o + i, L - i), vm)), L - i);
             s1 = v_add(s1, e);
             if (keep) v_store_part((float *)dst + o + i, e, L - i);
         }
     }
     const float sum = pv_hsum(v_add(v_add(s0, s1), v_add(s2, s3)));
-    const vec vs = v_set1(sum), vl = v_set1(logf(sum));
+    const vec vs = v_set1(1.0f / sum), vl = v_set1(logf(sum));
     /* Pass 3: the result; padding lanes of the last segment get 0. */
     for (int64_t s = 0; s < p->nseg; s++) {
         const int64_t o = base + s * p->seg_stride, L = seg_valid(p, s);
@@ -98,11 +99,11 @@ hrow(const lg__softmax_plan *p, lg_dtype dt, bool logsm, const void *src, void *
             if (keep) {
                 vec e = k == VL ? v_load((const float *)dst + o + i)
                                 : v_load_part((const float *)dst + o + i, k);
-                y = v_div(e, vs);
+                y = v_mul(e, vs);
             } else {
                 vec x = k == VL ? v_load_dt(dt, src, o + i) : v_load_dt_part(dt, src, o + i, k);
                 vec d = v_sub(x, vm);
-                y = logsm ? v_sub(d, vl) : v_div(v_exp(d), vs);
+                y = logsm ? v_sub(d, vl) : v_mul(pv_exp(d), vs);
             }
             if (k == VL)
                 v_store_dt(dt, dst, o + i, y);
@@ -134,7 +135,7 @@ static inline __attribute__((always_inline)) void vrow(const lg__softmax_plan *p
     const vec vm = v_max(m0, m1);
     vec s0 = v_zero(), s1 = v_zero();
     for (a = 0; a < A; a++) {
-        vec e = v_exp(v_sub(LD(base + a * as), vm));
+        vec e = pv_exp(v_sub(LD(base + a * as), vm));
         if (a & 1)
             s1 = v_add(s1, e);
         else
@@ -146,16 +147,16 @@ static inline __attribute__((always_inline)) void vrow(const lg__softmax_plan *p
                 v_store_part((float *)dst + base + a * as, e, k);
         }
     }
-    const vec vs = v_add(s0, s1), vl = v_log(vs);
+    const vec vsum = v_add(s0, s1), vl = v_log(vsum), vs = v_div(v_set1(1.0f), vsum);
     for (a = 0; a < A; a++) {
         const int64_t o = base + a * as;
         vec y;
         if (keep) {
-            y = v_div(
+            y = v_mul(
                 full ? v_load((const float *)dst + o) : v_load_part((const float *)dst + o, k), vs);
         } else {
             vec d = v_sub(LD(o), vm);
-            y = logsm ? v_sub(d, vl) : v_div(v_exp(d), vs);
+            y = logsm ? v_sub(d, vl) : v_mul(pv_exp(d), vs);
         }
         if (full)
             v_store_dt(dt, dst, o, y);
