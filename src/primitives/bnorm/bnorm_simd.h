@@ -64,6 +64,18 @@ static inline void chan_table(const prm *p, const lg__bnorm_stats *st, int64_t c
     }
 }
 
+/* (h, d, cb, n) of the next row. */
+static inline void next_row(int64_t *h, int64_t *d, int64_t *cb, int64_t *n, int64_t H, int64_t D,
+                            int64_t ncb) {
+    if (++*h < H) return;
+    *h = 0;
+    if (++*d < D) return;
+    *d = 0;
+    if (++*cb < ncb) return;
+    *cb = 0;
+    ++*n;
+}
+
 static inline __attribute__((always_inline)) void rows_tpl(const lg__bnorm_job *j, lg_dtype dt,
                                                            const lg__bnorm_stats *st,
                                                            const void *src, void *dst, int64_t r0,
@@ -80,9 +92,10 @@ static inline __attribute__((always_inline)) void rows_tpl(const lg__bnorm_job *
     float ta[CH_CHUNK] __attribute__((aligned(64))), tm[CH_CHUNK] __attribute__((aligned(64))),
         tb[CH_CHUNK] __attribute__((aligned(64)));
     int64_t have = -1; /* the first channel of the tables, when one chunk covers a block */
-    for (int64_t r = r0; r < r1; r++) {
-        const int64_t h = r % H, q = r / H, d = q % D, q2 = q / D;
-        const int64_t cb = q2 % v->ncb, n = q2 / v->ncb;
+    /* Row indices by increments: a row of aBcd8b is 56 vectors at 56 x 56,
+     * the six divisions of its index cost as much as moving it. */
+    int64_t h = r0 % H, d = r0 / H % D, cb = r0 / H / D % v->ncb, n = r0 / H / D / v->ncb;
+    for (int64_t r = r0; r < r1; r++, next_row(&h, &d, &cb, &n, H, D, v->ncb)) {
         const int64_t base = v->off0 + n * v->sn + cb * v->scb + d * v->ss[0] + h * v->ss[1];
         if (v->kind == LG_CH_PLAIN) {
             const float g = p->scale ? st->scale[cb] : 1.0f, b = p->shift ? st->shift[cb] : 0.0f;
