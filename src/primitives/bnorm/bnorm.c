@@ -80,6 +80,15 @@ static lg_status build_bnorm(const void *problem, lg_kernel **out) {
     b->job.pd = &b->pd;
     b->n = lg__md_nelems_padded(&pd->src);
     lg__chview_init(&pd->src, &b->job.v);
+    /* Rows of whole h x w planes where h continues w densely (aBcd8b, nchw)
+     * and enough planes remain for the threads: one loop over the plane,
+     * not one row per h (an aBcd8b row at 56 x 56 is only 56 vectors). */
+    lg__chview *v = &b->job.v;
+    if (v->kind != LG_CH_OTHER && v->ss[1] == v->sp[2] * v->ss[2] &&
+        v->n * v->ncb * v->sp[0] >= 64) {
+        v->sp[2] *= v->sp[1];
+        v->sp[1] = 1;
+    }
     lg__isa isa = lg__cpu_isa();
     bool fast =
         isa != LG_ISA_SCALAR && lg_md_equal(&pd->src, &pd->dst) && b->job.v.kind != LG_CH_OTHER;
