@@ -127,7 +127,8 @@ Test(bnorm, larger) {
 /* Tensors above the streaming footprint (src + dst >= 32 MiB, f32): 32-byte
  * aligned buffers so that the non-temporal stores run; odd w and channels
  * not a multiple of the block; and channels last with more channels than
- * one table chunk (1024). Bit for bit against the reference. */
+ * one table chunk (1024); tensors of enough planes that rows are whole
+ * planes. Bit for bit against the reference. */
 Test(bnorm, streaming_and_wide_channels) {
     lg_rng r = {0xb42};
     const struct {
@@ -137,7 +138,10 @@ Test(bnorm, streaming_and_wide_channels) {
                  {{1, 261, 127, 127}, "nChw16c"},
                  {{1, 261, 127, 127}, "nhwc"},
                  {{1, 261, 127, 127}, "nchw"},
-                 {{2, 1100, 3, 5}, "nhwc"}};
+                 {{2, 1100, 3, 5}, "nhwc"},
+                 {{4, 130, 9, 11}, "nChw8c"}, /* 64 planes or more: rows of whole planes */
+                 {{4, 130, 9, 11}, "nChw16c"},
+                 {{4, 130, 9, 11}, "nchw"}};
     const unsigned fl = LG_BNORM_USE_SCALE | LG_BNORM_USE_SHIFT | LG_BNORM_FUSE_RELU;
     for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
         lg_md md;
