@@ -1,12 +1,22 @@
 /* The rows path's short runs with AVX2 (concat.h): each run copied by
  * 32-byte unaligned loads and stores, the last one overlapping the one
  * before it (so no tail loop and no call per run); runs under 32 bytes by
- * two overlapping 16-, 8-, 4- or 2-byte moves. Only called when
+ * two overlapping 16-, 8-, 4- or 2-byte moves (or one byte). Only called when
  * lg__cpu_isa() allows AVX2. */
 #include "primitives/concat/concat.h"
 
 #include <immintrin.h>
 #include <string.h>
+
+/* n bytes, w <= n <= 2 w, as two overlapping moves of w bytes. */
+static inline __attribute__((always_inline)) void two_moves(uint8_t *d, const uint8_t *s, int64_t n,
+                                                            size_t w) {
+    uint64_t a = 0, b = 0;
+    memcpy(&a, s, w);
+    memcpy(&b, s + n - (int64_t)w, w);
+    memcpy(d, &a, w);
+    memcpy(d + n - (int64_t)w, &b, w);
+}
 
 static inline __attribute__((always_inline)) void copy_run(uint8_t *d, const uint8_t *s,
                                                            int64_t n) {
@@ -29,19 +39,13 @@ static inline __attribute__((always_inline)) void copy_run(uint8_t *d, const uin
         _mm_storeu_si128((__m128i *)(void *)d, a);
         _mm_storeu_si128((__m128i *)(void *)(d + n - 16), b);
     } else if (n >= 8) {
-        uint64_t a, b;
-        memcpy(&a, s, 8);
-        memcpy(&b, s + n - 8, 8);
-        memcpy(d, &a, 8);
-        memcpy(d + n - 8, &b, 8);
+        two_moves(d, s, n, 8);
     } else if (n >= 4) {
-        uint32_t a, b;
-        memcpy(&a, s, 4);
-        memcpy(&b, s + n - 4, 4);
-        memcpy(d, &a, 4);
-        memcpy(d + n - 4, &b, 4);
-    } else {
-        for (int64_t i = 0; i < n; i++) d[i] = s[i];
+        two_moves(d, s, n, 4);
+    } else if (n >= 2) {
+        two_moves(d, s, n, 2);
+    } else if (n == 1) {
+        d[0] = s[0];
     }
 }
 
