@@ -1,9 +1,7 @@
-/* The SIMD softmax rows, written once over the eltwise vector layer
- * (simd_avx2.h or simd_avx512.h) and its exp / log. Not a normal header:
- * softmax_avx2.c and softmax_avx512.c include their layer, define pv_hsum,
- * pv_hmax (lane reductions), pv_exp (e^x for x <= 0, as the layer's v_exp), pv_ninf_from(x, k) and
- * pv_zero_from(x, k) (lanes k.. replaced by -inf / 0), name the entry point LG_SMX_ROWS, then
- * include this file.
+/* The SIMD softmax rows, written once over the shared vector layer
+ * (simd/simd_avx2.h or simd_avx512.h) and its exp / log. Not a normal
+ * header: softmax_avx2.c and softmax_avx512.c include their layer, name the
+ * entry point LG_SMX_ROWS, then include this file.
  *
  * Three passes per row: the maximum; the sum of exp(x - max) (softmax in f32
  * keeps exp(x - max) in dst); the result, e * (1 / sum) (one reciprocal per
@@ -51,9 +49,11 @@ hrow(const lg__softmax_plan *p, lg_dtype dt, bool logsm, const void *src, void *
             m3 = v_max(m3, v_load_dt(dt, src, o + i + 3 * VL));
         }
         for (; i + VL <= L; i += VL) m0 = v_max(m0, v_load_dt(dt, src, o + i));
-        if (i < L) m1 = v_max(m1, pv_ninf_from(v_load_dt_part(dt, src, o + i, L - i), L - i));
+        if (i < L)
+            m1 = v_max(
+                m1, v_sel_first(L - i, v_load_dt_part(dt, src, o + i, L - i), v_set1(-INFINITY)));
     }
-    const vec vm = v_set1(pv_hmax(v_max(v_max(m0, m1), v_max(m2, m3))));
+    const vec vm = v_set1(v_hmax(v_max(v_max(m0, m1), v_max(m2, m3))));
     /* Pass 2: the sum of exp(x - max). */
     const bool keep = !logsm && dt == LG_F32;
     vec s0 = v_zero(), s1 = v_zero(), s2 = v_zero(), s3 = v_zero();
@@ -61,10 +61,10 @@ hrow(const lg__softmax_plan *p, lg_dtype dt, bool logsm, const void *src, void *
         const int64_t o = base + s * p->seg_stride, L = seg_valid(p, s);
         int64_t i = 0;
         for (; i + 4 * VL <= L; i += 4 * VL) {
-            vec e0 = pv_exp(v_sub(v_load_dt(dt, src, o + i), vm));
-            vec e1 = pv_exp(v_sub(v_load_dt(dt, src, o + i + VL), vm));
-            vec e2 = pv_exp(v_sub(v_load_dt(dt, src, o + i + 2 * VL), vm));
-            vec e3 = pv_exp(v_sub(v_load_dt(dt, src, o + i + 3 * VL), vm));
+            vec e0 = v_exp(v_sub(v_load_dt(dt, src, o + i), vm));
+            vec e1 = v_exp(v_sub(v_load_dt(dt, src, o + i + VL), vm));
+            vec e2 = v_exp(v_sub(v_load_dt(dt, src, o + i + 2 * VL), vm));
+            vec e3 = v_exp(v_sub(v_load_dt(dt, src, o + i + 3 * VL), vm));
             s0 = v_add(s0, e0);
             s1 = v_add(s1, e1);
             s2 = v_add(s2, e2);
@@ -77,17 +77,17 @@ hrow(const lg__softmax_plan *p, lg_dtype dt, bool logsm, const void *src, void *
             }
         }
         for (; i + VL <= L; i += VL) {
-            vec e = pv_exp(v_sub(v_load_dt(dt, src, o + i), vm));
+            vec e = v_exp(v_sub(v_load_dt(dt, src, o + i), vm));
             s0 = v_add(s0, e);
             if (keep) v_store((float *)dst + o + i, e);
         }
         if (i < L) {
-            vec e = pv_zero_from(pv_exp(v_sub(v_load_dt_part(dt, src, o + i, L - i), vm)), L - i);
+            vec e = v_keep_first(v_exp(v_sub(v_load_dt_part(dt, src, o + i, L - i), vm)), L - i);
             s1 = v_add(s1, e);
             if (keep) v_store_part((float *)dst + o + i, e, L - i);
         }
     }
-    const float sum = pv_hsum(v_add(v_add(s0, s1), v_add(s2, s3)));
+    const float sum = v_hsum(v_add(v_add(s0, s1), v_add(s2, s3)));
     const vec vs = v_set1(1.0f / sum), vl = v_set1(logf(sum));
     /* Pass 3: the result; padding lanes of the last segment get 0. */
     for (int64_t s = 0; s < p->nseg; s++) {
@@ -103,7 +103,7 @@ hrow(const lg__softmax_plan *p, lg_dtype dt, bool logsm, const void *src, void *
             } else {
                 vec x = k == VL ? v_load_dt(dt, src, o + i) : v_load_dt_part(dt, src, o + i, k);
                 vec d = v_sub(x, vm);
-                y = logsm ? v_sub(d, vl) : v_mul(pv_exp(d), vs);
+                y = logsm ? v_sub(d, vl) : v_mul(v_exp(d), vs);
             }
             if (k == VL)
                 v_store_dt(dt, dst, o + i, y);
@@ -135,7 +135,7 @@ static inline __attribute__((always_inline)) void vrow(const lg__softmax_plan *p
     const vec vm = v_max(m0, m1);
     vec s0 = v_zero(), s1 = v_zero();
     for (a = 0; a < A; a++) {
-        vec e = pv_exp(v_sub(LD(base + a * as), vm));
+        vec e = v_exp(v_sub(LD(base + a * as), vm));
         if (a & 1)
             s1 = v_add(s1, e);
         else
@@ -156,7 +156,7 @@ static inline __attribute__((always_inline)) void vrow(const lg__softmax_plan *p
                 full ? v_load((const float *)dst + o) : v_load_part((const float *)dst + o, k), vs);
         } else {
             vec d = v_sub(LD(o), vm);
-            y = logsm ? v_sub(d, vl) : v_mul(pv_exp(d), vs);
+            y = logsm ? v_sub(d, vl) : v_mul(v_exp(d), vs);
         }
         if (full)
             v_store_dt(dt, dst, o, y);
