@@ -131,7 +131,7 @@ int main(int argc, char **argv) {
                 void *ma = bench_alloc(mbytes), *mb = bench_alloc(mbytes);
                 bench_memcpy_ctx mc = {mb, ma, mbytes};
                 bench_ratio vm = bench_alternate(run_lgc, &lc, bench_memcpy, &mc, pairs);
-                printf("| %s | %s | %.4f | (no view at this offset) | - | %.2f | - |\n", wl->name,
+                printf("| %s | %s | %.4g | (no view at this offset) | - | %.2f | - |\n", wl->name,
                        lg_kernel_impl(lc.k), vm.time_a * 1e3, vm.median);
                 free(ma);
                 free(mb);
@@ -172,7 +172,7 @@ int main(int argc, char **argv) {
         bench_ratio vm = bench_alternate(run_lgc, &lc, bench_memcpy, &mc, pairs);
         free(ma);
         free(mb);
-        printf("| %s | %s | %.4f | %s | %.2fx (%.2f-%.2f) | %.2f | %zu |\n", wl->name,
+        printf("| %s | %s | %.4g | %s | %.2fx (%.2f-%.2f) | %.2f | %zu |\n", wl->name,
                lg_kernel_impl(lc.k), vs.time_a * 1e3, dimpl, vs.median, vs.min, vs.max, vm.median,
                differ);
         fflush(stdout);

@@ -90,7 +90,7 @@ static void report(const char *name, const char *impl, const char *dimpl, bench_
     bench_ratio vm = bench_alternate(lg, lc, bench_memcpy, &mc, pairs);
     free(ma);
     free(mb);
-    printf("| %s | %s | %.4f | %s | %.2fx (%.2f-%.2f) | %.2f | %.1e |\n", name, impl,
+    printf("| %s | %s | %.4g | %s | %.2fx (%.2f-%.2f) | %.2f | %.1e |\n", name, impl,
            vs.time_a * 1e3, dimpl, vs.median, vs.min, vs.max, vm.median, diff);
     fflush(stdout);
 }

@@ -124,6 +124,73 @@ Test(bnorm, larger) {
                 LG_BNORM_USE_SCALE | LG_BNORM_USE_SHIFT | LG_BNORM_FUSE_RELU, 1e-5f);
 }
 
+/* Tensors above the streaming footprint (src + dst >= 32 MiB, f32): 32-byte
+ * aligned buffers so that the non-temporal stores run; odd w and channels
+ * not a multiple of the block; and channels last with more channels than
+ * one table chunk (1024); tensors of enough planes that rows are whole
+ * planes. Bit for bit against the reference. */
+Test(bnorm, streaming_and_wide_channels) {
+    lg_rng r = {0xb42};
+    const struct {
+        int64_t dims[4];
+        const char *tag;
+    } cases[] = {{{1, 261, 127, 127}, "nChw8c"},
+                 {{1, 261, 127, 127}, "nChw16c"},
+                 {{1, 261, 127, 127}, "nhwc"},
+                 {{1, 261, 127, 127}, "nchw"},
+                 {{2, 1100, 3, 5}, "nhwc"},
+                 {{4, 130, 9, 11}, "nChw8c"}, /* 64 planes or more: rows of whole planes */
+                 {{4, 130, 9, 11}, "nChw16c"},
+                 {{4, 130, 9, 11}, "nchw"}};
+    const unsigned fl = LG_BNORM_USE_SCALE | LG_BNORM_USE_SHIFT | LG_BNORM_FUSE_RELU;
+    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+        lg_md md;
+        cr_assert_eq(lg_md_init_tag(&md, 4, cases[t].dims, LG_F32, cases[t].tag), LG_OK);
+        const int64_t C = cases[t].dims[1];
+        size_t sz = (lg_md_size(&md) + 63) & ~(size_t)63;
+        float *src = aligned_alloc(64, sz), *want = aligned_alloc(64, sz),
+              *got = aligned_alloc(64, sz), *stats = malloc((size_t)C * 16);
+        for (size_t i = 0; i < sz / 4; i++) src[i] = lg_rng_float(&r, -6, 6);
+        for (int64_t c = 0; c < C; c++) {
+            stats[c] = lg_rng_float(&r, -2, 2);
+            stats[C + c] = lg_rng_float(&r, 0.1f, 4);
+            stats[2 * C + c] = lg_rng_float(&r, -3, 3);
+            stats[3 * C + c] = lg_rng_float(&r, -1, 1);
+        }
+        lg__bnorm_pd pd;
+        memset(&pd, 0, sizeof pd);
+        pd.src = pd.dst = md;
+        pd.eps = 1e-5f;
+        pd.flags = fl;
+        lg__bnorm_stats st = {stats, stats + C, stats + 2 * C, stats + 3 * C};
+        int64_t *tab = lg__md_has_padding(&md) ? lg__offtab_new(&md, md.padded_dims, false) : NULL;
+        memset(want, 0xa5, sz);
+        lg__bnorm_ref(&pd, tab, &st, src, want);
+        lg__free(tab);
+        for (int isa = 0; isa <= (int)lg__cpu_isa_hw(); isa++) {
+            lg__cpu_set_isa_cap(isa);
+            lg_kernel *k;
+            cr_assert_eq(lg_bnorm_create(&k, &md, NULL, 1e-5f, fl), LG_OK, "%s", lg_last_error());
+            lg_arg a[6] = {{LG_ARG_SRC, src},
+                           {LG_ARG_DST, got},
+                           {LG_ARG_MEAN, stats},
+                           {LG_ARG_VARIANCE, stats + C},
+                           {LG_ARG_SCALE, stats + 2 * C},
+                           {LG_ARG_SHIFT, stats + 3 * C}};
+            memset(got, 0xa5, sz);
+            cr_assert_eq(lg_kernel_execute(k, 6, a), LG_OK, "%s", lg_last_error());
+            cr_assert(memcmp(got, want, lg_md_size(&md)) == 0, "%s isa %d (%s) differs",
+                      cases[t].tag, isa, lg_kernel_impl(k));
+            lg_kernel_destroy(k);
+        }
+        lg__cpu_set_isa_cap(-1);
+        free(src);
+        free(want);
+        free(got);
+        free(stats);
+    }
+}
+
 Test(bnorm, hand_values) {
     float x[4] = {1, 3, 10, 20}, y[4];
     float mean[2] = {2, 10}, var[2] = {4, 0.25f}, g[2] = {2, -1}, b[2] = {1, 0.5f};

@@ -194,6 +194,21 @@ Test(concat, plain_and_channels_last_rows) {
         concat_case(&r, 4, dims, LG_F32, ax, 3, ext, pl, "abcd", "rows");
         concat_case(&r, 4, dims, LG_BF16, ax, 3, ext, cl, "acdb", "rows");
     }
+    /* Channels last with runs of every short length (the inline copies: 1 to
+     * 3, 4 to 7, 8 to 15, 16 to 31 bytes, 32, 33 to 63, 64 and longer), two
+     * pieces, three and eight. */
+    char cl2[2][32] = {"acdb", "acdb"};
+    for (int64_t c = 1; c <= 70; c += (c < 34 ? 1 : 9)) {
+        concat_case(&r, 4, dims, LG_U8, 1, 2, (int64_t[]){c, 71 - c}, cl2, "acdb", "rows");
+        concat_case(&r, 4, dims, LG_S32, 1, 3, (int64_t[]){c, 3, c + 5}, cl, "acdb", "rows");
+    }
+    char cl8[8][32];
+    int64_t e8[8];
+    for (int i = 0; i < 8; i++) {
+        snprintf(cl8[i], sizeof cl8[i], "acdb");
+        e8[i] = 1 + i % 4;
+    }
+    concat_case(&r, 4, dims, LG_F32, 1, 8, e8, cl8, "acdb", "rows");
     /* Mixed layouts on block boundaries: a reorder per source into a view. */
     char mix[2][32] = {"abcd", "acdb"};
     concat_case(&r, 4, dims, LG_F32, 1, 2, (int64_t[]){16, 5}, mix, "aBcd16b", "views");

@@ -40,11 +40,15 @@ static inline int64_t lg__bnorm_rows(const lg__bnorm_job *j) {
     return j->v.n * j->v.ncb * j->v.sp[0] * j->v.sp[1];
 }
 
+/* stream: f32 dst far larger than the caches; full vectors whose address
+ * is vector-aligned are stored non-temporally (the caller fences). */
 typedef void (*lg__bnorm_fn)(const lg__bnorm_job *j, const lg__bnorm_stats *st, const void *src,
-                             void *dst, int64_t r0, int64_t r1);
+                             void *dst, int64_t r0, int64_t r1, bool stream);
 LG_INTERNAL void lg__bnorm_rows_avx2(const lg__bnorm_job *j, const lg__bnorm_stats *st,
-                                     const void *src, void *dst, int64_t r0, int64_t r1);
+                                     const void *src, void *dst, int64_t r0, int64_t r1,
+                                     bool stream);
 LG_INTERNAL void lg__bnorm_rows_avx512(const lg__bnorm_job *j, const lg__bnorm_stats *st,
-                                       const void *src, void *dst, int64_t r0, int64_t r1);
+                                       const void *src, void *dst, int64_t r0, int64_t r1,
+                                       bool stream);
 
 #endif /* LG_PRIMITIVES_BNORM_H */

@@ -6,8 +6,9 @@
  * The reference's operations in its order (sqrt and division correctly
  * rounded, products and sums unfused), so results match it bit for bit.
  * Channel-inner views: the per-channel a, mean and shift of a chunk of up to
- * CH_CHUNK channels go to a stack table once per row, then every point of the
- * row runs over them; padding lanes of the last channel block are written 0.
+ * CH_CHUNK channels go to a stack table once per channel block and thread
+ * (per row only when a block has more than CH_CHUNK channels), then every
+ * point of the row runs over them; padding lanes of the last channel block are written 0.
  * Plain views: scalars per (n, c) row broadcast along w. */
 #if !defined(LG_BNORM_ROWS)
 #error "bnorm_simd.h is a template: include a vector layer and name the entry point first"
@@ -19,16 +20,29 @@
 
 #include <math.h>
 
-#define CH_CHUNK 256
+#define CH_CHUNK 1024
 
 typedef struct prm {
     vec eps, one, zero;
     bool scale, shift, relu;
 } prm;
 
+/* maxps returns its second operand on NaN and on equal inputs, so
+ * max(0, y) is the reference's y < 0 ? 0 : y bit for bit (NaN, -0 kept). */
 static inline vec finish(const prm *p, vec x, vec mean, vec a, vec b) {
     vec y = v_add(v_mul(v_sub(x, mean), a), b);
-    return p->relu ? v_sel(v_gt(p->zero, y), p->zero, y) : y;
+    return p->relu ? v_max(p->zero, y) : y;
+}
+
+/* A full vector y to element o of dst: non-temporal when streaming (f32,
+ * address vector-aligned). */
+static inline __attribute__((always_inline)) void put(lg_dtype dt, bool stream, void *dst,
+                                                      int64_t o, vec y) {
+    float *q = (float *)dst + o;
+    if (dt == LG_F32 && stream && ((uintptr_t)q & (VL * 4 - 1)) == 0)
+        v_stream(q, y);
+    else
+        v_store_dt(dt, dst, o, y);
 }
 
 /* a, mean and shift of channels [c0, c0 + m) into tables (VL-padded). */
@@ -50,10 +64,22 @@ static inline void chan_table(const prm *p, const lg__bnorm_stats *st, int64_t c
     }
 }
 
+/* (h, d, cb, n) of the next row. */
+static inline void next_row(int64_t *h, int64_t *d, int64_t *cb, int64_t *n, int64_t H, int64_t D,
+                            int64_t ncb) {
+    if (++*h < H) return;
+    *h = 0;
+    if (++*d < D) return;
+    *d = 0;
+    if (++*cb < ncb) return;
+    *cb = 0;
+    ++*n;
+}
+
 static inline __attribute__((always_inline)) void rows_tpl(const lg__bnorm_job *j, lg_dtype dt,
                                                            const lg__bnorm_stats *st,
                                                            const void *src, void *dst, int64_t r0,
-                                                           int64_t r1) {
+                                                           int64_t r1, bool stream) {
     const lg__chview *v = &j->v;
     const prm P = {v_set1(j->pd->eps),
                    v_set1(1.0f),
@@ -65,9 +91,11 @@ static inline __attribute__((always_inline)) void rows_tpl(const lg__bnorm_job *
     const int64_t D = v->sp[0], H = v->sp[1], W = v->sp[2];
     float ta[CH_CHUNK] __attribute__((aligned(64))), tm[CH_CHUNK] __attribute__((aligned(64))),
         tb[CH_CHUNK] __attribute__((aligned(64)));
-    for (int64_t r = r0; r < r1; r++) {
-        const int64_t h = r % H, q = r / H, d = q % D, q2 = q / D;
-        const int64_t cb = q2 % v->ncb, n = q2 / v->ncb;
+    int64_t have = -1; /* the first channel of the tables, when one chunk covers a block */
+    /* Row indices by increments: a row of aBcd8b is 56 vectors at 56 x 56,
+     * the six divisions of its index cost as much as moving it. */
+    int64_t h = r0 % H, d = r0 / H % D, cb = r0 / H / D % v->ncb, n = r0 / H / D / v->ncb;
+    for (int64_t r = r0; r < r1; r++, next_row(&h, &d, &cb, &n, H, D, v->ncb)) {
         const int64_t base = v->off0 + n * v->sn + cb * v->scb + d * v->ss[0] + h * v->ss[1];
         if (v->kind == LG_CH_PLAIN) {
             const float g = p->scale ? st->scale[cb] : 1.0f, b = p->shift ? st->shift[cb] : 0.0f;
@@ -76,8 +104,8 @@ static inline __attribute__((always_inline)) void rows_tpl(const lg__bnorm_job *
             if (v->ss[2] == 1) {
                 int64_t w = 0;
                 for (; w + VL <= W; w += VL)
-                    v_store_dt(dt, dst, base + w,
-                               finish(p, v_load_dt(dt, src, base + w), vm, va, vb));
+                    put(dt, stream, dst, base + w,
+                        finish(p, v_load_dt(dt, src, base + w), vm, va, vb));
                 if (w < W)
                     v_store_dt_part(dt, dst, base + w,
                                     finish(p, v_load_dt_part(dt, src, base + w, W - w), vm, va, vb),
@@ -98,7 +126,35 @@ static inline __attribute__((always_inline)) void rows_tpl(const lg__bnorm_job *
         const int64_t valid = v->c - c_first < v->run ? v->c - c_first : v->run;
         for (int64_t c0 = 0; c0 < valid; c0 += CH_CHUNK) {
             const int64_t m = valid - c0 < CH_CHUNK ? valid - c0 : CH_CHUNK;
-            chan_table(p, st, c_first + c0, m, ta, tm, tb);
+            if (valid > CH_CHUNK || have != c_first) /* tables once per block and thread */
+                chan_table(p, st, c_first + c0, m, ta, tm, tb);
+            have = valid > CH_CHUNK ? -1 : c_first;
+            if (m == VL) { /* one vector a point (aBcd8b on AVX2): tables in registers */
+                const vec vm = v_load(tm), va = v_load(ta), vb = v_load(tb);
+                const int64_t sw = v->ss[2];
+                int64_t w = 0, o = base + c0;
+                for (; w + 2 <= W; w += 2, o += 2 * sw) {
+                    vec y0 = finish(p, v_load_dt(dt, src, o), vm, va, vb);
+                    vec y1 = finish(p, v_load_dt(dt, src, o + sw), vm, va, vb);
+                    put(dt, stream, dst, o, y0);
+                    put(dt, stream, dst, o + sw, y1);
+                }
+                if (w < W) put(dt, stream, dst, o, finish(p, v_load_dt(dt, src, o), vm, va, vb));
+                continue;
+            }
+            if (m == 2 * VL) { /* two vectors a point (aBcd16b on AVX2) */
+                const vec vm0 = v_load(tm), va0 = v_load(ta), vb0 = v_load(tb);
+                const vec vm1 = v_load(tm + VL), va1 = v_load(ta + VL), vb1 = v_load(tb + VL);
+                const int64_t sw = v->ss[2];
+                int64_t o = base + c0;
+                for (int64_t w = 0; w < W; w++, o += sw) {
+                    vec y0 = finish(p, v_load_dt(dt, src, o), vm0, va0, vb0);
+                    vec y1 = finish(p, v_load_dt(dt, src, o + VL), vm1, va1, vb1);
+                    put(dt, stream, dst, o, y0);
+                    put(dt, stream, dst, o + VL, y1);
+                }
+                continue;
+            }
             for (int64_t w = 0; w < W; w++) {
                 const int64_t o = base + w * v->ss[2] + c0;
                 int64_t i = 0;
@@ -107,15 +163,15 @@ static inline __attribute__((always_inline)) void rows_tpl(const lg__bnorm_job *
                                     v_load(tb + i));
                     vec y1 = finish(p, v_load_dt(dt, src, o + i + VL), v_load(tm + i + VL),
                                     v_load(ta + i + VL), v_load(tb + i + VL));
-                    v_store_dt(dt, dst, o + i, y0);
-                    v_store_dt(dt, dst, o + i + VL, y1);
+                    put(dt, stream, dst, o + i, y0);
+                    put(dt, stream, dst, o + i + VL, y1);
                 }
                 for (; i < m; i += VL) {
                     int64_t k = m - i < VL ? m - i : VL;
                     vec x = k == VL ? v_load_dt(dt, src, o + i) : v_load_dt_part(dt, src, o + i, k);
                     vec y = finish(p, x, v_load(tm + i), v_load(ta + i), v_load(tb + i));
                     if (k == VL)
-                        v_store_dt(dt, dst, o + i, y);
+                        put(dt, stream, dst, o + i, y);
                     else
                         v_store_dt_part(dt, dst, o + i, y, k);
                 }
@@ -131,16 +187,19 @@ static inline __attribute__((always_inline)) void rows_tpl(const lg__bnorm_job *
 }
 
 void LG_BNORM_ROWS(const lg__bnorm_job *j, const lg__bnorm_stats *st, const void *src, void *dst,
-                   int64_t r0, int64_t r1) {
+                   int64_t r0, int64_t r1, bool stream) {
     switch (j->pd->src.dtype) {
     case LG_F16:
-        rows_tpl(j, LG_F16, st, src, dst, r0, r1);
+        rows_tpl(j, LG_F16, st, src, dst, r0, r1, false);
         break;
     case LG_BF16:
-        rows_tpl(j, LG_BF16, st, src, dst, r0, r1);
+        rows_tpl(j, LG_BF16, st, src, dst, r0, r1, false);
         break;
     default:
-        rows_tpl(j, LG_F32, st, src, dst, r0, r1);
+        if (stream)
+            rows_tpl(j, LG_F32, st, src, dst, r0, r1, true);
+        else
+            rows_tpl(j, LG_F32, st, src, dst, r0, r1, false);
         break;
     }
 }

@@ -21,6 +21,8 @@
 
 /* Bytes from which all threads run. */
 #define PAR_BYTES 65536
+/* Longest run (bytes) the rows path copies inline rather than by memcpy. */
+#define SHORT_RUN 2048
 
 typedef enum path { PATH_REF, PATH_BLOCKED, PATH_ROWS, PATH_VIEWS } path;
 
@@ -30,6 +32,7 @@ typedef struct cc_data {
     path path;
     lg__cc_blocked blk;
     lg__cc_rows_fn rows;
+    lg__cc_runs_fn runs;  /* rows path: short runs */
     int64_t outer, inner; /* rows path: runs of inner elements */
     lg_kernel **views;    /* views path: one reorder per piece */
     size_t bytes;         /* dst bytes */
@@ -55,6 +58,13 @@ static void run_blocked(const cc_data *c, void *const *bufs) {
     }
 }
 
+void lg__cc_runs_scalar(const lg__cc_runs *r, uint8_t *dst, int64_t o0, int64_t o1) {
+    for (int64_t o = o0; o < o1; o++)
+        for (int p = 0; p < r->npc; p++)
+            memcpy(dst + o * r->dstride + r->doff[p], r->src[p] + o * r->sstride[p],
+                   (size_t)r->run[p]);
+}
+
 static void run_rows(const cc_data *c, void *const *bufs) {
     const lg__cc_pd *pd = c->pd;
     const int npc = pd->n, ax = pd->axis;
@@ -62,10 +72,38 @@ static void run_rows(const cc_data *c, void *const *bufs) {
     const int64_t cd = pd->dst.dims[ax];
     uint8_t *dst = bufs[nsrc_of(pd)];
     int nthr = c->bytes >= PAR_BYTES && !omp_in_parallel() ? omp_get_max_threads() : 1;
-    /* Long runs are cut into chunks so that few runs still feed every thread. */
     int64_t maxrun = 0;
     for (int p = 0; p < npc; p++)
         if (c->pc[p].len * in * es > maxrun) maxrun = c->pc[p].len * in * es;
+    if (maxrun <= SHORT_RUN && npc <= LG_CC_RUNS_MAX) {
+        /* Short runs (channels last: channels of every pixel): one call per
+         * thread over an equal range of outer indices, each moving the same
+         * bytes, the runs copied inline. */
+        lg__cc_runs r;
+        r.npc = npc;
+        r.dstride = cd * in * es;
+        for (int p = 0; p < npc; p++) {
+            const lg__cc_piece *q = &c->pc[p];
+            const int si = pd->slice ? 0 : p;
+            r.src[p] = (const uint8_t *)bufs[si] + q->s0 * in * es;
+            r.sstride[p] = pd->src[si].dims[ax] * in * es;
+            r.doff[p] = q->d0 * in * es;
+            r.run[p] = q->len * in * es;
+        }
+        if (nthr > c->outer) nthr = c->outer > 0 ? (int)c->outer : 1;
+        if (nthr == 1) {
+            c->runs(&r, dst, 0, c->outer);
+            return;
+        }
+#pragma omp parallel num_threads(nthr)
+        {
+            int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+            int64_t o0 = c->outer * t / nt, o1 = c->outer * (t + 1) / nt;
+            if (o0 < o1) c->runs(&r, dst, o0, o1);
+        }
+        return;
+    }
+    /* Long runs are cut into chunks so that few runs still feed every thread. */
     int64_t nch = 1;
     while (c->outer * npc * nch < 4 * (int64_t)nthr && maxrun / (nch * 2) >= 16384) nch *= 2;
     int64_t items = c->outer * npc * nch;
@@ -215,6 +253,7 @@ static lg_status build_cc(const void *problem, lg_kernel **out) {
         snprintf(impl, sizeof impl, "%s:blocked", lg__isa_name(isa));
     } else if (rows_plan(pd, c)) {
         c->path = PATH_ROWS;
+        c->runs = isa >= LG_ISA_AVX2 ? lg__cc_runs_avx2 : lg__cc_runs_scalar;
         snprintf(impl, sizeof impl, "rows");
     } else if (views_plan(pd, c)) {
         c->path = PATH_VIEWS;

@@ -80,6 +80,9 @@ static inline const uint8_t *lg__cc_src_row(const lg__cc_blocked *b, const void 
     return (const uint8_t *)srcs[s->src] + ((n * b->scb[s->src] + s->sblk) * b->R + r) * b->BB;
 }
 
+/* Most pieces the rows path copies run by run (more: one memcpy per run). */
+#define LG_CC_RUNS_MAX 16
+
 /* Most segments one dst block has on the vector paths (BB <= 64 bytes, one
  * byte at least per segment). */
 #define LG_CC_MAXSEG 64
@@ -98,5 +101,19 @@ static inline int lg__cc_windows(const lg__cc_blocked *b, const void *const *src
     }
     return ns;
 }
+
+/* The rows path's short runs: for each outer index o in [o0, o1), piece p's
+ * run[p] bytes at src[p] + o * sstride[p] go to dst + o * dstride + doff[p]
+ * (runs of different pieces do not overlap in dst). */
+typedef struct lg__cc_runs {
+    int npc;
+    int64_t dstride;
+    const uint8_t *src[LG_CC_RUNS_MAX];
+    int64_t sstride[LG_CC_RUNS_MAX], doff[LG_CC_RUNS_MAX], run[LG_CC_RUNS_MAX];
+} lg__cc_runs;
+
+typedef void (*lg__cc_runs_fn)(const lg__cc_runs *r, uint8_t *dst, int64_t o0, int64_t o1);
+LG_INTERNAL void lg__cc_runs_scalar(const lg__cc_runs *r, uint8_t *dst, int64_t o0, int64_t o1);
+LG_INTERNAL void lg__cc_runs_avx2(const lg__cc_runs *r, uint8_t *dst, int64_t o0, int64_t o1);
 
 #endif /* LG_PRIMITIVES_CONCAT_CONCAT_H */

@@ -96,7 +96,33 @@ static lg_status ip_execute(const lg_kernel *k, void *const *bufs) {
     int64_t items = nob * nch;
     int nthr = p->n * p->oc * p->kp >= PAR_WORK && !omp_in_parallel() ? omp_get_max_threads() : 1;
     if (nthr > items) nthr = (int)items;
-#pragma omp parallel num_threads(nthr) if (nthr > 1)
+    if (p->n < 4) {
+        /* GEMV (fewer than 4 rows): each thread an equal
+         * range of OC blocks (items of `unit` blocks split 125 blocks of
+         * 2048->1000 into 64 + 61 on two threads). */
+        if (nthr > p->nocb) nthr = (int)p->nocb;
+        if (nthr == 1) {
+            s->tiles(p, src, wei, bias, dst, 0, p->n, 0, p->nocb);
+            return LG_OK;
+        }
+#pragma omp parallel num_threads(nthr)
+        {
+            int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+            int64_t b0 = p->nocb * t / nt, b1 = p->nocb * (t + 1) / nt;
+            if (b0 < b1) s->tiles(p, src, wei, bias, dst, 0, p->n, b0, b1);
+        }
+        return LG_OK;
+    }
+    if (nthr == 1) { /* no team: small problems would pay for it */
+        for (int64_t i = 0; i < items; i++) {
+            int64_t ob = i / nch, nc = i % nch;
+            int64_t b0 = ob * s->unit, b1 = b0 + s->unit < p->nocb ? b0 + s->unit : p->nocb;
+            int64_t n0 = nc * NCHUNK, n1 = n0 + NCHUNK < p->n ? n0 + NCHUNK : p->n;
+            s->tiles(p, src, wei, bias, dst, n0, n1, b0, b1);
+        }
+        return LG_OK;
+    }
+#pragma omp parallel num_threads(nthr)
     {
         int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
         int64_t i0 = items * t / nt, i1 = items * (t + 1) / nt;

@@ -21,8 +21,27 @@ AI void FN(tile)(const lg__ip_plan *p, const float *src, const float *wei, const
         for (int j = 0; j < MB; j++) acc[i][j] = VZERO();
     const float *s = src + n0 * kp;
     const float *w = wei + b0 * ws;
+    int64_t k = 0;
+    if (NR == 1) {
+        /* A GEMV row: a second accumulator set for odd k, so that 2 MB
+         * multiply-add chains (not MB) hide the FMA latency behind the
+         * weight stream. */
+        vec acc1[MBMAX];
+#pragma GCC unroll 4
+        for (int j = 0; j < MB; j++) acc1[j] = VZERO();
+        for (; k + 2 <= kp; k += 2) {
+            vec s0 = VBCAST(s + k), s1 = VBCAST(s + k + 1);
+#pragma GCC unroll 4
+            for (int j = 0; j < MB; j++) {
+                acc[0][j] = VFMA(s0, VLOAD(w + j * ws + k * VL), acc[0][j]);
+                acc1[j] = VFMA(s1, VLOAD(w + j * ws + (k + 1) * VL), acc1[j]);
+            }
+        }
+#pragma GCC unroll 4
+        for (int j = 0; j < MB; j++) acc[0][j] = VADD(acc[0][j], acc1[j]);
+    }
 #pragma GCC unroll 2
-    for (int64_t k = 0; k < kp; k++) {
+    for (; k < kp; k++) {
         vec wv[MBMAX];
 #pragma GCC unroll 4
         for (int j = 0; j < MB; j++) wv[j] = VLOAD(w + j * ws + k * VL);

@@ -77,7 +77,12 @@ static lg_status pool_execute(const lg_kernel *k, void *const *bufs) {
     if (rows == 0) return LG_OK;
     int nthr = p->work >= PAR_WORK && !omp_in_parallel() ? omp_get_max_threads() : 1;
     if (nthr > rows) nthr = (int)rows;
-#pragma omp parallel num_threads(nthr) if (nthr > 1)
+    if (nthr == 1) { /* no team: small tensors would pay for it */
+        p->rows(&p->job, src, dst, 0, rows);
+        if (p->pd.npost) post_rows(p, dst, 0, rows);
+        return LG_OK;
+    }
+#pragma omp parallel num_threads(nthr)
     {
         int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
         int64_t r0 = rows * t / nt, r1 = rows * (t + 1) / nt;

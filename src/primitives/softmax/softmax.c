@@ -23,7 +23,7 @@
 #define SMX_ERR(status, ...) lg__error((status), "lg_softmax_create", __VA_ARGS__)
 
 /* Elements from which all threads run. */
-#define PAR_WORK 16384
+#define PAR_WORK 4096
 /* Lanes per vertical row (a long run is split for the threads). */
 #define VCHUNK 256
 
@@ -44,7 +44,11 @@ static lg_status softmax_execute(const lg_kernel *k, void *const *bufs) {
     int64_t rows = lg__softmax_rows(&s->plan);
     int nthr = s->n >= PAR_WORK && !omp_in_parallel() ? omp_get_max_threads() : 1;
     if (nthr > rows) nthr = rows > 0 ? (int)rows : 1;
-#pragma omp parallel num_threads(nthr) if (nthr > 1)
+    if (nthr == 1) { /* no team: small rows would pay for it */
+        s->rows(&s->plan, bufs[0], bufs[1], 0, rows);
+        return LG_OK;
+    }
+#pragma omp parallel num_threads(nthr)
     {
         int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
         int64_t r0 = rows * t / nt, r1 = rows * (t + 1) / nt;

@@ -4,7 +4,8 @@
  * entry point LG_SMX_ROWS, then include this file.
  *
  * Three passes per row: the maximum; the sum of exp(x - max) (softmax in f32
- * keeps exp(x - max) in dst); the result, e / sum or (x - max) - log(sum)
+ * keeps exp(x - max) in dst); the result, e * (1 / sum) (one reciprocal per
+ * row or lane, not a division per element) or (x - max) - log(sum)
  * (other types recompute exp from src, so in place stays right). The
  * horizontal rows reduce across lanes (four vectors in flight); the vertical
  * ones keep one maximum and sum per lane. */
@@ -87,7 +88,7 @@ hrow(const lg__softmax_plan *p, lg_dtype dt, bool logsm, const void *src, void *
         }
     }
     const float sum = v_hsum(v_add(v_add(s0, s1), v_add(s2, s3)));
-    const vec vs = v_set1(sum), vl = v_set1(logf(sum));
+    const vec vs = v_set1(1.0f / sum), vl = v_set1(logf(sum));
     /* Pass 3: the result; padding lanes of the last segment get 0. */
     for (int64_t s = 0; s < p->nseg; s++) {
         const int64_t o = base + s * p->seg_stride, L = seg_valid(p, s);
@@ -98,11 +99,11 @@ hrow(const lg__softmax_plan *p, lg_dtype dt, bool logsm, const void *src, void *
             if (keep) {
                 vec e = k == VL ? v_load((const float *)dst + o + i)
                                 : v_load_part((const float *)dst + o + i, k);
-                y = v_div(e, vs);
+                y = v_mul(e, vs);
             } else {
                 vec x = k == VL ? v_load_dt(dt, src, o + i) : v_load_dt_part(dt, src, o + i, k);
                 vec d = v_sub(x, vm);
-                y = logsm ? v_sub(d, vl) : v_div(v_exp(d), vs);
+                y = logsm ? v_sub(d, vl) : v_mul(v_exp(d), vs);
             }
             if (k == VL)
                 v_store_dt(dt, dst, o + i, y);
@@ -146,16 +147,16 @@ static inline __attribute__((always_inline)) void vrow(const lg__softmax_plan *p
                 v_store_part((float *)dst + base + a * as, e, k);
         }
     }
-    const vec vs = v_add(s0, s1), vl = v_log(vs);
+    const vec vsum = v_add(s0, s1), vl = v_log(vsum), vs = v_div(v_set1(1.0f), vsum);
     for (a = 0; a < A; a++) {
         const int64_t o = base + a * as;
         vec y;
         if (keep) {
-            y = v_div(
+            y = v_mul(
                 full ? v_load((const float *)dst + o) : v_load_part((const float *)dst + o, k), vs);
         } else {
             vec d = v_sub(LD(o), vm);
-            y = logsm ? v_sub(d, vl) : v_div(v_exp(d), vs);
+            y = logsm ? v_sub(d, vl) : v_mul(v_exp(d), vs);
         }
         if (full)
             v_store_dt(dt, dst, o, y);
