@@ -15,8 +15,9 @@ contiguous, eager channels_last and frozen TorchScript), and the round's
 ratio is peer median / lgraph OPTIMAL median. Prints a Markdown table: the
 median (min-max) of per-round ratios, each side's ms (median over rounds),
 GFLOP/s and share of the machine's measured FMA peak (bench_fma_peak), and
-lgraph's load + compile time and memory (arena + weights) beside ONNX
-Runtime's resident memory. NONE (no propagation: the model's nchw
+lgraph's load + compile time (median over the timed OPTIMAL runs) beside
+ONNX Runtime's session creation, and lgraph's memory (arena + weights)
+beside ONNX Runtime's resident memory. NONE (no propagation: the model's nchw
 everywhere) is a reference, not a contender: it is timed in the first
 --none-rounds rounds only, one iteration each. --profile adds, per model
 and batch, where lgraph's OPTIMAL time goes (lgraph-run --profile: share per
