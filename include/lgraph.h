@@ -737,9 +737,9 @@ LG_API lg_status lg_graph_add_constant(lg_graph *g, const char *name, const lg_m
                                        const void *data, lg_value *out);
 
 /* A constant like lg_graph_add_constant, but data is not copied: the graph
- * reads it in place (never writes it) until lg_graph_destroy, which then
- * calls release(ctx) once (with a NULL data, md of no bytes). data must be
- * 64-byte aligned and stay valid and unchanged until release runs; plans
+ * reads it in place until lg_graph_destroy, which then calls release(ctx)
+ * once. data (NULL only when md has no bytes) must be 64-byte aligned and
+ * stay valid and unchanged until release runs; plans
  * compiled from the graph keep no pointer into it. release must not be
  * NULL. On failure the graph keeps nothing and release is not called. This
  * is how a loader hands over weights it already holds without a copy. */
