@@ -736,6 +736,17 @@ LG_API lg_status lg_graph_add_input(lg_graph *g, const char *name, const lg_md *
 LG_API lg_status lg_graph_add_constant(lg_graph *g, const char *name, const lg_md *md,
                                        const void *data, lg_value *out);
 
+/* A constant like lg_graph_add_constant, but data is not copied: the graph
+ * reads it in place until lg_graph_destroy, which then calls release(ctx)
+ * once. data (NULL only when md has no bytes) must be 64-byte aligned and
+ * stay valid and unchanged until release runs; plans
+ * compiled from the graph keep no pointer into it. release must not be
+ * NULL. On failure the graph keeps nothing and release is not called. This
+ * is how a loader hands over weights it already holds without a copy. */
+LG_API lg_status lg_graph_add_constant_ref(lg_graph *g, const char *name, const lg_md *md,
+                                           const void *data, void (*release)(void *ctx), void *ctx,
+                                           lg_value *out);
+
 /* A convolution node (see lg_conv_create); bias may be LG_NO_VALUE. */
 LG_API lg_status lg_graph_add_conv(lg_graph *g, lg_value src, lg_value weights, lg_value bias,
                                    const lg_conv_params *p, lg_value *out);

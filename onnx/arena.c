@@ -87,14 +87,23 @@ static void arena_free(void *data, void *p) {
     (void)p;
 }
 
-void lg__onnx_arena_init(lg__onnx_arena *a) {
-    memset(a, 0, sizeof *a);
+lg__onnx_arena *lg__onnx_arena_new(void) {
+    lg__onnx_arena *a = calloc(1, sizeof *a);
+    if (!a) return NULL;
     a->pb.alloc = arena_alloc;
     a->pb.free = arena_free;
     a->pb.allocator_data = a;
+    a->refs = 1;
+    return a;
 }
 
-void lg__onnx_arena_release(lg__onnx_arena *a) {
+void lg__onnx_arena_ref(lg__onnx_arena *a) {
+    a->refs++;
+}
+
+void lg__onnx_arena_unref(void *arena) {
+    lg__onnx_arena *a = arena;
+    if (!a || --a->refs > 0) return;
     for (chunk *c = a->head; c;) {
         chunk *next = c->next;
         if (c->size)
@@ -103,12 +112,12 @@ void lg__onnx_arena_release(lg__onnx_arena *a) {
             free(c);
         c = next;
     }
-    a->head = NULL;
+    free(a);
 }
 
 void *lg__onnx_big_alloc(size_t size) {
-    if (size < 2 * HUGE_PAGE) return malloc(size ? size : 1);
     void *p = NULL;
+    if (size < 2 * HUGE_PAGE) return posix_memalign(&p, ALIGN, size ? size : 1) ? NULL : p;
     if (posix_memalign(&p, HUGE_PAGE, size) != 0) return NULL;
 #ifdef MADV_HUGEPAGE
     (void)madvise(p, size / 4096 * 4096, MADV_HUGEPAGE);

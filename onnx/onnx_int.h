@@ -69,14 +69,22 @@ struct pending_conv {
 };
 
 /* An arena for protobuf-c (arena.c): bump allocation in chunks marked for
- * transparent huge pages, released at once. */
+ * transparent huge pages (64-byte aligned fields), released at once when
+ * its last reference goes: the importer's, and one for each graph constant
+ * that reads weights in place from it (lg_graph_add_constant_ref). */
 typedef struct lg__onnx_arena {
-    ProtobufCAllocator pb; /* pass &arena.pb to unpack */
+    ProtobufCAllocator pb; /* pass &arena->pb to unpack */
     struct chunk *head;
+    int refs;
 } lg__onnx_arena;
-void lg__onnx_arena_init(lg__onnx_arena *a);
-void lg__onnx_arena_release(lg__onnx_arena *a);
-/* malloc, but from 4 MB on 2 MB aligned and marked for huge pages; free()d. */
+/* A new arena with one reference, or NULL. */
+lg__onnx_arena *lg__onnx_arena_new(void);
+void lg__onnx_arena_ref(lg__onnx_arena *a);
+/* Drop a reference (a void * so that it is a release callback); the last
+ * one unmaps everything. NULL allowed. */
+void lg__onnx_arena_unref(void *arena);
+/* malloc, but 64-byte aligned, and from 4 MB on 2 MB aligned and marked
+ * for huge pages; free()d. */
 void *lg__onnx_big_alloc(size_t size);
 
 typedef struct importer {
@@ -87,6 +95,7 @@ typedef struct importer {
     int nvals, cap;
     int *slots; /* open-addressing hash of names to indices into vals */
     int nslots;
+    lg__onnx_arena *arena;       /* the unpacked model: borrowed weights live here */
     const Onnx__NodeProto *node; /* the node being imported, for messages */
     char msg[1024];
 } importer;

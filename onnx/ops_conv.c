@@ -5,6 +5,7 @@
 #include "onnx_int.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,15 +14,48 @@ lg_status lg__onnx_op_conv(importer *im);
 lg_status lg__onnx_op_batchnorm(importer *im);
 lg_status lg__onnx_op_pad(importer *im);
 
+static void free_weights(void *w) {
+    free(w);
+}
+
+/* The conv's weights as a graph constant, handed over without a copy: the
+ * graph takes c->w (a reference to the arena when the weights live there,
+ * the buffer itself when the importer allocated it); copied only where the
+ * buffer is not 64-byte aligned. c->w is NULL afterwards (the graph's or
+ * freed). */
+static lg_status add_weights(importer *im, const char *name, pending_conv *c, lg_value *w) {
+    lg_md md;
+    char full[512];
+    snprintf(full, sizeof full, "%s#weights", name);
+    if (lg_md_init_tag(&md, c->wnd, c->wdims, LG_F32, lg__onnx_plain_tag(c->wnd)) != LG_OK)
+        return lg__onnx_fail(im, LG_INVALID_ARGUMENT, "constant '%s': %s", full, lg_last_error());
+    lg_status st;
+    if ((uintptr_t)c->w % 64) {
+        st = lg_graph_add_constant(im->g, full, &md, c->w, w);
+        if (!c->w_borrowed) free(c->w);
+    } else if (c->w_borrowed) {
+        lg__onnx_arena_ref(im->arena);
+        st = lg_graph_add_constant_ref(im->g, full, &md, c->w, lg__onnx_arena_unref, im->arena, w);
+        if (st != LG_OK) lg__onnx_arena_unref(im->arena);
+    } else {
+        st = lg_graph_add_constant_ref(im->g, full, &md, c->w, free_weights, c->w, w);
+        if (st != LG_OK) free(c->w);
+    }
+    c->w = NULL;
+    c->w_borrowed = false;
+    if (st != LG_OK)
+        return lg__onnx_fail(im, LG_INVALID_ARGUMENT, "constant '%s': %s", full, lg_last_error());
+    return LG_OK;
+}
+
 /* Add the held-back conv of v to the graph. */
 lg_status lg__onnx_emit_conv(importer *im, oval *v) {
     pending_conv *c = v->conv;
     lg_value w, b = LG_NO_VALUE;
-    LG_ONNX_CHECK(lg__onnx_add_constant(im, v->name, "#weights", c->wnd, c->wdims, c->w, &w));
+    LG_ONNX_CHECK(add_weights(im, v->name, c, &w));
     if (c->b) LG_ONNX_CHECK(lg__onnx_add_constant(im, v->name, "#bias", 1, &c->oc, c->b, &b));
     if (lg_graph_add_conv(im->g, c->src->v, w, b, &c->p, &v->v) != LG_OK)
         return lg__onnx_fail(im, LG_INVALID_ARGUMENT, "conv '%s': %s", c->node, lg_last_error());
-    if (!c->w_borrowed) free(c->w);
     free(c->b);
     free(c);
     v->conv = NULL;

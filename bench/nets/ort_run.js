@@ -1,7 +1,7 @@
 // ONNX Runtime side of bench/nets/run.py: load MODEL, run it on IN.npy
 // (float32, C order), write the output to OUT.npy when asked, and time
 // ITERS runs after WARMUP: one JSON line {"median_ms", "min_ms", "max_ms",
-// "rss_mb"} on stdout.
+// "rss_mb", "create_ms" (the session's creation)} on stdout.
 //   node ort_run.js MODEL IN.npy OUT.npy|- ITERS WARMUP THREADS
 const fs = require('fs');
 const ort = require('onnxruntime-node');
@@ -38,9 +38,11 @@ function writeNpy(path, shape, data) {
 
 (async () => {
   const [model, inPath, outPath, iters, warmup, threads] = process.argv.slice(2);
+  const t0 = process.hrtime.bigint(); // session creation: ORT's load + compile
   const s = await ort.InferenceSession.create(model, {
     intraOpNumThreads: Number(threads), interOpNumThreads: 1,
     graphOptimizationLevel: 'all', executionMode: 'sequential'});
+  const createMs = Number(process.hrtime.bigint() - t0) / 1e6;
   const x = readNpy(inPath);
   const feeds = {[s.inputNames[0]]: new ort.Tensor('float32', x.data, x.shape)};
   let out;
@@ -60,7 +62,7 @@ function writeNpy(path, shape, data) {
   const n = times.length;
   const med = n ? (n % 2 ? times[(n - 1) / 2] : (times[n / 2 - 1] + times[n / 2]) / 2) : 0;
   console.log(JSON.stringify({median_ms: med, min_ms: times[0], max_ms: times[n - 1],
-    rss_mb: process.memoryUsage().rss / 1048576}));
+    rss_mb: process.memoryUsage().rss / 1048576, create_ms: createMs}));
 })().catch((e) => {
   console.error('ort_run: ' + e.message);
   process.exit(1);

@@ -16,7 +16,10 @@ void lg_graph_destroy(lg_graph *g) {
     if (!g) return;
     for (int i = 0; i < g->nvals; i++) {
         lg__free((void *)g->vals[i].name);
-        lg__free((void *)g->vals[i].data);
+        if (g->vals[i].release)
+            g->vals[i].release(g->vals[i].release_ctx);
+        else
+            lg__free((void *)g->vals[i].data);
     }
     for (int i = 0; i < g->nouts; i++) lg__free((void *)g->outs[i].name);
     lg__free(g->vals);
@@ -76,35 +79,59 @@ lg_status lg_graph_add_input(lg_graph *g, const char *name, const lg_md *md, lg_
     return LG_OK;
 }
 
-lg_status lg_graph_add_constant(lg_graph *g, const char *name, const lg_md *md, const void *data,
-                                lg_value *out) {
+/* A constant of md holding data: copied (release NULL) or borrowed (the
+ * graph calls release(ctx) when destroyed; not on failure). */
+static lg_status add_constant(lg_graph *g, const char *name, const lg_md *md, const void *data,
+                              void (*release)(void *), void *ctx, lg_value *out,
+                              const char *where) {
     if (!g || !md || !out)
-        return LG_ERROR(LG_INVALID_ARGUMENT, "%s is NULL", !g ? "graph" : !md ? "md" : "out");
-    LG_CHECK(check_name(g, name, __func__));
-    LG_CHECK(lg__md_check(md, __func__, "md"));
+        return lg__error(LG_INVALID_ARGUMENT, where, "%s is NULL",
+                         !g    ? "graph"
+                         : !md ? "md"
+                               : "out");
+    LG_CHECK(check_name(g, name, where));
+    LG_CHECK(lg__md_check(md, where, "md"));
     if (lg_md_is_any(md))
-        return LG_ERROR(LG_INVALID_ARGUMENT,
-                        "constant '%s': md is 'any' (a constant's layout is "
-                        "its data's)",
-                        name);
+        return lg__error(LG_INVALID_ARGUMENT, where,
+                         "constant '%s': md is 'any' (a constant's layout is "
+                         "its data's)",
+                         name);
     size_t bytes = lg_md_size(md);
-    if (!data && bytes) return LG_ERROR(LG_INVALID_ARGUMENT, "constant '%s': data is NULL", name);
+    if (!data && bytes)
+        return lg__error(LG_INVALID_ARGUMENT, where, "constant '%s': data is NULL", name);
     lg__value v = {.kind = LG_VAL_CONSTANT, .producer = -1, .input = -1};
     lg__md_canon(md, &v.md);
     v.name = dup_str(name);
-    void *copy = v.name ? lg__alloc_big(bytes) : NULL; /* huge pages for big weights */
-    if (!copy) {
+    void *copy = !v.name ? NULL : release ? (void *)(uintptr_t)data : lg__alloc_big(bytes);
+    if (!copy && (!release || !v.name)) {
         lg__free((void *)v.name);
-        return LG_ERROR(LG_OUT_OF_MEMORY, "constant '%s': cannot copy %zu bytes", name, bytes);
+        return lg__error(LG_OUT_OF_MEMORY, where, "constant '%s': cannot copy %zu bytes", name,
+                         bytes);
     }
-    if (bytes) memcpy(copy, data, bytes);
+    if (bytes && !release) memcpy(copy, data, bytes);
     v.data = copy;
-    lg_status s = push_value(g, &v, out, __func__);
+    v.release = release;
+    v.release_ctx = ctx;
+    lg_status s = push_value(g, &v, out, where);
     if (s != LG_OK) {
         lg__free((void *)v.name);
-        lg__free(copy);
+        if (!release) lg__free(copy);
     }
     return s;
+}
+
+lg_status lg_graph_add_constant(lg_graph *g, const char *name, const lg_md *md, const void *data,
+                                lg_value *out) {
+    return add_constant(g, name, md, data, NULL, NULL, out, __func__);
+}
+
+lg_status lg_graph_add_constant_ref(lg_graph *g, const char *name, const lg_md *md,
+                                    const void *data, void (*release)(void *ctx), void *ctx,
+                                    lg_value *out) {
+    if (!release) return LG_ERROR(LG_INVALID_ARGUMENT, "release is NULL");
+    if (data && (uintptr_t)data % 64)
+        return LG_ERROR(LG_INVALID_ARGUMENT, "data %p is not 64-byte aligned", data);
+    return add_constant(g, name, md, data, release, ctx, out, __func__);
 }
 
 lg_status lg_graph_add_output(lg_graph *g, lg_value v, const char *name, const char *tag) {

@@ -47,6 +47,11 @@ typedef enum lg__val_kind {
 
 typedef struct lg__value {
     LG__VALUE_FIELDS
+    /* A constant added by lg_graph_add_constant_ref: data is the caller's,
+     * release(release_ctx) runs when the graph is destroyed (instead of
+     * freeing data). NULL for every other value. */
+    void (*release)(void *ctx);
+    void *release_ctx;
 } lg__value;
 
 /* The parameters of a node, by kind. */

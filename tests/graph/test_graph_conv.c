@@ -392,3 +392,67 @@ Test(graph_conv, folded_chains_and_constant_residual) {
     t_free(&want);
     lg_graph_destroy(g);
 }
+
+static int released[2];
+static void count_release(void *ctx) {
+    released[(int *)ctx - released]++;
+}
+
+/* lg_graph_add_constant_ref: weights and bias read in place (not copied),
+ * correct under every strategy and pass set; released exactly once, by
+ * lg_graph_destroy; a plan keeps no pointer into them (it still computes
+ * the same after they are overwritten and released). Refused: no release
+ * callback, data not 64-byte aligned, a name already used (nothing kept,
+ * release not called). */
+Test(graph_conv, constant_ref_borrows_and_releases) {
+    lg_rng r = {11};
+    int64_t xd[4] = {2, 24, 6, 6}, wd[4] = {32, 24, 3, 3}, bd[1] = {32};
+    float scale = 1.0f / 15;
+    tensor w = t_rand(4, wd, &r, -scale, scale), b = t_rand(1, bd, &r, -1, 1);
+    lg_md wmd = md_tag(4, wd, "oihw"), bmd = md_tag(1, bd, "a");
+    void *wb = t_pack(&w, &wmd), *bb = t_pack(&b, &bmd);
+    lg_value x, vw, vb, y, bad;
+    released[0] = released[1] = 0;
+    lg_graph *g = graph_x(xd, "nchw", &x);
+    cr_assert_eq(lg_graph_add_constant_ref(g, "w", &wmd, wb, count_release, &released[0], &vw),
+                 LG_OK, "%s", lg_last_error());
+    cr_assert_eq(lg_graph_add_constant_ref(g, "b", &bmd, bb, count_release, &released[1], &vb),
+                 LG_OK, "%s", lg_last_error());
+    cr_expect_eq(lg_graph_add_constant_ref(g, "c", &bmd, bb, NULL, NULL, &bad),
+                 LG_INVALID_ARGUMENT);
+    cr_expect(strstr(lg_last_error(), "release") != NULL, "%s", lg_last_error());
+    cr_expect_eq(
+        lg_graph_add_constant_ref(g, "c", &bmd, (char *)bb + 4, count_release, &released[1], &bad),
+        LG_INVALID_ARGUMENT);
+    cr_expect(strstr(lg_last_error(), "aligned") != NULL, "%s", lg_last_error());
+    cr_expect_eq(lg_graph_add_constant_ref(g, "w", &bmd, bb, count_release, &released[1], &bad),
+                 LG_INVALID_ARGUMENT, "a name already used");
+    cr_expect_eq(released[0] + released[1], 0, "refusals release nothing");
+    lg_conv_params p = {.strides = {1, 1}, .pad_l = {1, 1}, .pad_r = {1, 1}, .groups = 1};
+    cr_assert_eq(lg_graph_add_conv(g, x, vw, vb, &p, &y), LG_OK);
+    cr_assert_eq(lg_graph_add_output(g, y, "y", "nchw"), LG_OK);
+    tensor tx = t_rand(4, xd, &r, -1, 1), want = ref_conv2d(&tx, &w, &b, &p);
+    check_all(g, &tx, &want, "weights and bias by reference");
+    lg_plan *pl[2] = {compile_with(g, LG_STRATEGY_OPTIMAL, NULL),
+                      compile_with(g, LG_STRATEGY_NONE, "fold_constants")};
+    cr_expect_eq(released[0] + released[1], 0, "compiling releases nothing");
+    lg_graph_destroy(g);
+    cr_expect_eq(released[0], 1, "the weights released once");
+    cr_expect_eq(released[1], 1, "the bias released once");
+    memset(wb, 0xff, lg_md_size(&wmd)); /* NaN: a plan reading them would show it */
+    memset(bb, 0xff, lg_md_size(&bmd));
+    free(wb);
+    free(bb);
+    for (int k = 0; k < 2; k++) {
+        const char *in = "x", *out = "y";
+        tensor got;
+        run_plan(pl[k], 1, &in, &tx, 1, &out, &got);
+        t_expect_near(&got, &want, ATOL, RTOL, k ? "plan without folding" : "optimal plan");
+        t_free(&got);
+        lg_plan_destroy(pl[k]);
+    }
+    t_free(&w);
+    t_free(&b);
+    t_free(&tx);
+    t_free(&want);
+}
