@@ -13,6 +13,12 @@
  *
  * Usage: bench_pw [pairs] [filter]   (default 7 pairs; filter: substring of
  * the layer name, e.g. "r50" or "mv2")
+ *
+ * With BENCH_PW_AB=1: a short listing for A/B runs of two builds (run them
+ * alternately, e.g. under BENCH_CLOCK=thread OMP_NUM_THREADS=1): per layer
+ * the best of `pairs` timings of the pw kernel on blocked ("any") and on
+ * nhwc activations, then MobileNetV2's depthwise 3x3 layers (bias + relu6)
+ * the same way, in GFLOP/s.
  * Links the static library for the lg__conv_pw_off switch. */
 #include "bench_kernel.h"
 #include "fma_peak.h"
@@ -82,6 +88,22 @@ static const layer layers[] = {
 };
 #define NLAYER (int)(sizeof layers / sizeof layers[0])
 
+/* c's src, weights and dst (in the kernel's layouts) filled, a zero bias of
+ * oc channels. */
+static void fill_args(lg_ctx *c, int64_t oc) {
+    lg_md q[3];
+    int which[3] = {LG_ARG_SRC, LG_ARG_WEIGHTS, LG_ARG_DST};
+    for (int i = 0; i < 3; i++) {
+        CHECK(lg_kernel_query_md(c->k, which[i], &q[i]));
+        float *b = bench_alloc(lg_md_size(&q[i]));
+        size_t nf = lg_md_size(&q[i]) / sizeof(float);
+        for (size_t j = 0; j < nf; j++) b[j] = (float)((j * 2654435761u) % 1000) * 1e-3f - 0.5f;
+        c->args[i] = (lg_arg){which[i], b};
+    }
+    c->args[3] = (lg_arg){LG_ARG_BIAS, bench_alloc(sizeof(float) * (size_t)oc)};
+    c->nargs = 4;
+}
+
 /* A kernel of layer l with src/dst in tag (NULL: "any"), inputs filled. */
 static void make(const layer *l, const char *tag, lg_ctx *c) {
     int64_t oh = (l->hw - 1) / l->stride + 1;
@@ -102,18 +124,7 @@ static void make(const layer *l, const char *tag, lg_ctx *c) {
     if (l->post == 2) CHECK(lg_attr_append_eltwise(a, LG_ELTWISE_CLIP, 0, 6));
     CHECK(lg_conv_create(&c->k, &p, &sm, &wm, &bm, &dm, a));
     lg_attr_destroy(a);
-    lg_md q[3];
-    int which[3] = {LG_ARG_SRC, LG_ARG_WEIGHTS, LG_ARG_DST};
-    for (int i = 0; i < 3; i++) {
-        CHECK(lg_kernel_query_md(c->k, which[i], &q[i]));
-        float *b = bench_alloc(lg_md_size(&q[i]));
-        size_t nf = lg_md_size(&q[i]) / sizeof(float);
-        for (size_t j = 0; j < nf; j++) b[j] = (float)((j * 2654435761u) % 1000) * 1e-3f - 0.5f;
-        c->args[i] = (lg_arg){which[i], b};
-    }
-    float *bias = bench_alloc(sizeof(float) * (size_t)l->oc);
-    c->args[3] = (lg_arg){LG_ARG_BIAS, bias};
-    c->nargs = 4;
+    fill_args(c, l->oc);
 }
 
 static void unmake(lg_ctx *c) {
@@ -121,11 +132,95 @@ static void unmake(lg_ctx *c) {
     lg_kernel_destroy(c->k);
 }
 
+/* MobileNetV2's depthwise 3x3 layers at N = 1: channels, input size, stride. */
+typedef struct dwlayer {
+    const char *name;
+    int64_t c, hw, stride;
+} dwlayer;
+static const dwlayer dwlayers[] = {
+    {"dw 32 112 s1", 32, 112, 1}, {"dw 96 112 s2", 96, 112, 2}, {"dw 144 56 s1", 144, 56, 1},
+    {"dw 144 56 s2", 144, 56, 2}, {"dw 192 28 s1", 192, 28, 1}, {"dw 192 28 s2", 192, 28, 2},
+    {"dw 384 14 s1", 384, 14, 1}, {"dw 576 14 s1", 576, 14, 1}, {"dw 576 14 s2", 576, 14, 2},
+    {"dw 960 7 s1", 960, 7, 1},
+};
+#define NDW (int)(sizeof dwlayers / sizeof dwlayers[0])
+
+/* A depthwise 3x3 pad 1 kernel of layer l with bias + relu6, src/dst in tag. */
+static void make_dw(const dwlayer *l, const char *tag, lg_ctx *c) {
+    int64_t oh = (l->hw - 1) / l->stride + 1;
+    int64_t sd[4] = {1, l->c, l->hw, l->hw}, wd[5] = {l->c, 1, 1, 3, 3};
+    int64_t dd[4] = {1, l->c, oh, oh}, bd = l->c;
+    lg_md sm, wm, dm, bm;
+    CHECK(lg_md_init_tag(&sm, 4, sd, LG_F32, tag));
+    CHECK(lg_md_init_tag(&wm, 5, wd, LG_F32, "any"));
+    CHECK(lg_md_init_tag(&dm, 4, dd, LG_F32, tag));
+    CHECK(lg_md_init_tag(&bm, 1, &bd, LG_F32, "a"));
+    lg_conv_params p;
+    memset(&p, 0, sizeof p);
+    p.groups = l->c;
+    p.strides[0] = p.strides[1] = l->stride;
+    p.pad_l[0] = p.pad_l[1] = p.pad_r[0] = p.pad_r[1] = 1;
+    lg_attr *a;
+    CHECK(lg_attr_create(&a));
+    CHECK(lg_attr_append_eltwise(a, LG_ELTWISE_CLIP, 0, 6));
+    CHECK(lg_conv_create(&c->k, &p, &sm, &wm, &bm, &dm, a));
+    lg_attr_destroy(a);
+    fill_args(c, l->c);
+}
+
+/* The best of `tries` timings of c (seconds per call). */
+static double best_time(lg_ctx *c, int tries) {
+    int reps = bench_reps(run_lg, c);
+    double best = 1e30;
+    for (int i = 0; i < tries; i++) {
+        double t = bench_time(run_lg, c, reps);
+        if (t < best) best = t;
+    }
+    return best;
+}
+
+/* BENCH_PW_AB=1: the short listing (see the top of the file). */
+static int ab_mode(int tries, const char *filter) {
+    for (int i = 0; i < NLAYER; i++) {
+        const layer *l = &layers[i];
+        if (filter && !strstr(l->name, filter)) continue;
+        lg_ctx pw, cl;
+        make(l, NULL, &pw);
+        make(l, "acdb", &cl);
+        int64_t oh = (l->hw - 1) / l->stride + 1;
+        double flops = 2.0 * (double)(l->n * l->oc * l->ic * oh * oh);
+        double tb = best_time(&pw, tries), tc = best_time(&cl, tries);
+        printf("%-26s blk %7.1f nhwc %7.1f  %s\n", l->name, flops / tb * 1e-9, flops / tc * 1e-9,
+               lg_kernel_impl(cl.k));
+        fflush(stdout);
+        unmake(&pw);
+        unmake(&cl);
+    }
+    for (int i = 0; i < NDW; i++) {
+        const dwlayer *l = &dwlayers[i];
+        if (filter && !strstr(l->name, filter)) continue;
+        lg_ctx bk, cl;
+        make_dw(l, "any", &bk);
+        make_dw(l, "acdb", &cl);
+        int64_t oh = (l->hw - 1) / l->stride + 1;
+        double flops = 2.0 * 9.0 * (double)(l->c * oh * oh);
+        double tb = best_time(&bk, tries), tc = best_time(&cl, tries);
+        printf("%-26s blk %7.1f nhwc %7.1f  %s\n", l->name, flops / tb * 1e-9, flops / tc * 1e-9,
+               lg_kernel_impl(cl.k));
+        fflush(stdout);
+        unmake(&bk);
+        unmake(&cl);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     int pairs = argc > 1 ? atoi(argv[1]) : 7;
     const char *filter = argc > 2 ? argv[2] : NULL;
     if (pairs < 1) pairs = 1;
     CHECK(lg_kernel_cache_set_capacity(0)); /* each create builds its own kernel */
+    const char *ab = getenv("BENCH_PW_AB");
+    if (ab && atoi(ab)) return ab_mode(pairs, filter);
     int lanes = 0;
     double peak = fma_peak(&lanes);
     printf("FMA peak %.1f GFLOP/s (%d threads). Median of %d per-pair ratios [min, max].\n\n", peak,

@@ -222,3 +222,26 @@ Test(conv_kxk, random_problems) {
         run_all(&p, what, dw ? "dw" : "direct", 700 + (uint64_t)t);
     }
 }
+
+Test(conv_kxk, depthwise_clip_in_registers) {
+    /* A lone clip (relu6 in MobileNets) runs in the
+     * depthwise tiles' registers: bounds the data crosses on both sides,
+     * 3x3 / 5x5 at stride 1 and 2, channels on and off the block (a
+     * blocked dst's padding lanes stay zero; an nhwc partial block takes the
+     * general epilogue), N 1..2, with and without bias. */
+    static const int64_t shp[][5] = {
+        /* channels, hw, k, stride, pad */
+        {20, 29, 3, 1, 1}, {64, 30, 3, 2, 1}, {16, 7, 3, 1, 1}, {12, 15, 5, 2, 2}, {9, 6, 5, 1, 2},
+    };
+    for (size_t i = 0; i < sizeof shp / sizeof shp[0]; i++) {
+        const int64_t *q = shp[i];
+        cprob p = p2d(1 + (int64_t)i % 2, q[0], 1, 1, q[1], q[2], q[3], q[4]);
+        p.bias = i % 2 == 0;
+        p.npost = 1;
+        p.post[0] = (cpost){LG_POST_ELTWISE, LG_ELTWISE_CLIP, -0.25f, 0.375f};
+        char what[128];
+        snprintf(what, sizeof what, "dw %lldx%lld s%lld on %lld at %lld clip", (long long)q[2],
+                 (long long)q[2], (long long)q[3], (long long)q[0], (long long)q[1]);
+        run_all(&p, what, "dw", 900 + (uint64_t)i);
+    }
+}

@@ -137,7 +137,7 @@ Test(conv_pw, stack_fallback) {
         set_chain(&p, e * 2);
         run_all(&p, true, "pw stack fallback", 40 + (uint64_t)e);
     }
-    cprob p = pw2d(1, 24, 16, 6, 6, 1); /* channels-last src packs at stride 1 */
+    cprob p = pw2d(1, 24, 16, 6, 6, 1); /* stride 1: read in place, no buffer needed */
     run_all(&p, true, "pw stack fallback s1", 50);
     lg__conv_pw_nobuf = 0;
 }
@@ -182,4 +182,27 @@ Test(conv_pw, declined_problems_still_correct) {
     }
     lg__cpu_set_isa_cap(-1);
     cp_data_free(&d);
+}
+
+/* A lone clip (relu6 in MobileNets) runs in registers: bounds the data
+ * crosses on both sides, channels off the block, one and several reduction
+ * blocks, channels-last src read in place (N 1..2, a 1x1 image). */
+Test(conv_pw, clip_in_registers) {
+    static const int64_t shp[][6] = {
+        /* n, ic, oc, h, w, stride */
+        {1, 16, 20, 9, 11, 1}, {2, 37, 57, 6, 5, 1}, {1, 300, 24, 4, 7, 1},
+        {2, 24, 13, 1, 1, 1},  {1, 19, 40, 7, 9, 2},
+    };
+    for (size_t i = 0; i < sizeof shp / sizeof shp[0]; i++) {
+        const int64_t *q = shp[i];
+        cprob p = pw2d(q[0], q[1], q[2], q[3], q[4], q[5]);
+        p.bias = i % 2 == 0;
+        p.npost = 1;
+        p.post[0] = (cpost){LG_POST_ELTWISE, LG_ELTWISE_CLIP, -0.25f, 0.375f};
+        char what[96];
+        snprintf(what, sizeof what, "pw clip N%lld %lld->%lld %lldx%lld s%lld", (long long)q[0],
+                 (long long)q[1], (long long)q[2], (long long)q[3], (long long)q[4],
+                 (long long)q[5]);
+        run_all(&p, true, what, 300 + (uint64_t)i);
+    }
 }

@@ -2,6 +2,47 @@
  * vector ISAs; included by direct_avx512.c and direct_avx2.c after
  * direct_tpl.h, whose macros, tile struct and epilogue it uses. */
 
+/* max / min with x86 semantics (the second operand when unordered), for
+ * the clip below. */
+#if VL == 16
+#define DW_VMAX(a, b) _mm512_max_ps(a, b)
+#define DW_VMIN(a, b) _mm512_min_ps(a, b)
+#else
+#define DW_VMAX(a, b) _mm256_max_ps(a, b)
+#define DW_VMIN(a, b) _mm256_min_ps(a, b)
+#endif
+
+/* The depthwise store: a chain of exactly one clip (relu6, every
+ * MobileNet depthwise layer) in registers, as the reference computes it
+ * (x > lo ? x : lo, then s > hi ? hi : s), the padding lanes of a blocked
+ * dst's partial block stored as zero; any other chain through epilogue()
+ * (through the general epilogue's buffer and eltwise call, MobileNetV2's
+ * 3x3 layers ran 1.5-1.8x slower: 144 channels 56x56 23 vs 42 GFLOP/s on
+ * one AVX2 thread). */
+AI void dw_store(const tile *t, const int UR, vec acc[LG_CONV_MAX_NB][URMAX]) {
+    const lg__conv_direct *d = t->d;
+    const lg__conv_pd *pd = d->pd;
+    const lg__conv_ocb *b = &t->ch->ocb[0];
+    if (pd->npost == 1 && pd->post[0].kind == LG_POST_ELTWISE &&
+        (pd->post[0].alg == LG_ELTWISE_CLIP || pd->post[0].alg == LG_ELTWISE_CLIP_V2) &&
+        (!d->dst_cl || b->nvalid == VL)) {
+        const vec lo = VSET1(pd->post[0].alpha), hi = VSET1(pd->post[0].beta);
+        const int64_t dw = d->d_w;
+        float *a = t->dst + (d->dst_cl ? b->c0 : b->c0 / VL * d->d_c);
+        if (b->nvalid == VL) {
+#pragma GCC unroll 32
+            for (int p = 0; p < UR; p++) VSTORE(a + p * dw, DW_VMIN(hi, DW_VMAX(acc[0][p], lo)));
+        } else {
+            const vmask m = VMASK(0, b->nvalid);
+#pragma GCC unroll 32
+            for (int p = 0; p < UR; p++)
+                VSTORE(a + p * dw, VMASKZ(m, DW_VMIN(hi, DW_VMAX(acc[0][p], lo))));
+        }
+        return;
+    }
+    epilogue(t, 1, UR, acc);
+}
+
 /* A tile of UR output pixels for a dense (undilated) kernel KW wide at
  * stride SW along W: source vector q of a kernel row (input pixel
  * ow0 * SW - pw + q) is loaded once and feeds every output pixel p of the
@@ -37,7 +78,7 @@ AI void dw_tile_k(const tile *t, const int UR, const int KW, const int SW, const
                 }
             }
         }
-    epilogue(t, 1, UR, acc);
+    dw_store(t, UR, acc);
 }
 
 /* Any kernel width, stride and dilation: one load per tap, taps outside
@@ -66,7 +107,7 @@ AI void dw_tile_gen(const tile *t, const int UR) {
                 }
             }
         }
-    epilogue(t, 1, UR, acc);
+    dw_store(t, UR, acc);
 }
 
 #define DCASE(F, u)                                                                                \

@@ -151,6 +151,7 @@ bool lg__conv_pw_plan(const lg__conv_kernel *c, int vl, lg__conv_pw **out, bool 
               : pd->npost == 1 && relu0         ? LG_PW_EPI_RELU
               : pd->npost == 1 && sum0          ? LG_PW_EPI_SUM
               : pd->npost == 2 && sum0 && relu0 ? LG_PW_EPI_SUM_RELU
+              : clip                            ? LG_PW_EPI_CLIP
                                                 : LG_PW_EPI_GEN;
 
     lg__conv_pw *d = lg__calloc(1, sizeof *d);
@@ -184,10 +185,13 @@ bool lg__conv_pw_plan(const lg__conv_kernel *c, int vl, lg__conv_pw **out, bool 
     d->d_cb = dk == 1 ? dm->blocking.strides[1] : vl;
     d->w_ob = wst[0];
     d->npix = s->od * s->oh * s->ow;
-    /* The blocked src is read in place at stride 1 with dense pixels of
-     * step vl; anything else is packed. */
-    d->pack = !(sk == 1 && s->sd == 1 && s->sh == 1 && s->sw == 1 &&
-                pixel_step(sst, s->id, s->ih, s->iw) == vl);
+    /* At stride 1 a src whose pixels are dense in one step is read in
+     * place: blocked (step vl) or channels-last (any step: the channel
+     * count, or a channel slice's parent's); anything else is packed. */
+    int64_t sp = pixel_step(sst, s->id, s->ih, s->iw);
+    bool s1 = s->sd == 1 && s->sh == 1 && s->sw == 1;
+    d->pack = !(s1 && ((sk == 1 && sp == vl) || (sk == 0 && (sp > 0 || d->npix == 1))));
+    d->s_p = !d->pack && sk == 0 && sp > 0 ? sp : vl;
 
     /* Chunks: nob blocks in ceil(nob / pref) chunks of nearly equal size,
      * the larger first (the partial block ends the last). */

@@ -17,12 +17,13 @@
  * vectors, source values broadcast from a source laid out [channel block]
  * [pixel][VL] with unit pixel step VL.
  *
- * That source layout is the blocked src itself when the convolution has
- * stride 1 and the src's pixels are dense; otherwise (stride 2, channels-
- * last src, spatial views) each pixel block is packed once per reduction
- * block into a per-thread buffer allocated with the plan (execution never
- * allocates: a call that finds every buffer taken packs one tile at a
- * time on its stack instead).
+ * At stride 1 with dense pixels the src is read in place: blocked, it is
+ * that layout itself; channels-last, the tiles broadcast with the src's
+ * pixel step (no pack: MobileNetV2's nhwc projections ran 1.05-1.15x
+ * faster than packed). Otherwise (stride 2, spatial views) each pixel block
+ * is packed once per reduction block into a per-thread buffer allocated
+ * with the plan (execution never allocates: a call that finds every buffer
+ * taken packs one tile at a time on its stack instead).
  *
  * Cache blocking: the reduction runs in blocks of kc input channels (the
  * weight panel of a chunk, nb x VL x kc floats, stays in L1 while every tile
@@ -74,11 +75,11 @@ typedef struct lg__conv_pw {
     int epi; /* LG_PW_EPI_* */
     float sum_scale;
     float clip_lo, clip_hi; /* LG_PW_EPI_CLIP */
-    int pack;               /* pixel blocks are packed (else the blocked src is read in place) */
+    int pack; /* pixel blocks are packed (else src is read in place, pixels s_p apart) */
     /* src: image step, spatial steps (d, h, w) of one input pixel, step of
      * one channel block (blocked: its plane; channels-last: VL), whether a
      * channel block is a full vector in memory (blocked). */
-    int64_t s_n, s_d, s_h, s_w, s_cb;
+    int64_t s_n, s_d, s_h, s_w, s_cb, s_p;
     int src_blk;
     /* dst: image step, pixel step (pixels dense), channel block step. */
     int64_t d_n, d_p, d_cb;

@@ -21,6 +21,7 @@ typedef struct pw_tile {
     const lg__conv_pw_chunk *ch;
     const float *src; /* the tile's first pixel in the first channel block of the reduction block */
     int64_t scb;      /* step of one channel block in src */
+    int64_t sp;       /* step of one pixel in src (the strided tiles; the others VL) */
     const float *wei; /* the chunk's first block at the reduction block's first channel */
     const float *bias; /* the chunk's first channel, or NULL */
     float *dst;        /* the tile's first pixel, the chunk's first block */
@@ -44,7 +45,7 @@ typedef struct pw_tile {
             PW_REG(w_[j]);                                                                         \
         }                                                                                          \
         _Pragma("GCC unroll 16") for (int p = 0; p < UR; p++) {                                    \
-            vec b_ = VBCAST(s + p * VL + (i));                                                     \
+            vec b_ = VBCAST(s + p * SP + (i));                                                     \
             _Pragma("GCC unroll 4") for (int j = 0; j < NB; j++) acc[j][p] =                       \
                 VFMA(b_, w_[j], acc[j][p]);                                                        \
         }                                                                                          \
@@ -92,8 +93,10 @@ static void FN(pw_epi_general)(const pw_tile *t, int NB, int UR, float *buf, int
             pw_store(PW_DST(j, p), VLOAD(buf + (j * UR + p) * VL), j == pj, cl, pm);
 }
 
-/* A tile of NB blocks x UR pixels over one reduction block. */
-PW_AI void pw_body(const pw_tile *t, const int NB, const int UR) {
+/* A tile of NB blocks x UR pixels over one reduction block, source pixels
+ * SP floats apart (VL: packed or blocked in place; t->sp: a channels-last
+ * source read in place). */
+PW_AI void pw_body(const pw_tile *t, const int NB, const int UR, const int64_t SP) {
     const lg__conv_pw *d = t->d;
     const int64_t dp = d->d_p, dcb = d->d_cb, wob = d->w_ob, scb = t->scb;
     const int pj = t->ch->partial ? NB - 1 : NB, cl = d->dst_cl;
@@ -128,10 +131,15 @@ PW_AI void pw_body(const pw_tile *t, const int NB, const int UR) {
     for (int j = 0; j < NB; j++) wj[j] = t->wei + j * wob;
     int64_t k = t->klen;
     for (; k >= VL; k -= VL, s += scb) {
-        if (t->pf) { /* the next tile's source, from memory on the first chunk */
+        if (t->pf && SP == VL) { /* the next tile's source, from memory on the first chunk */
 #pragma GCC unroll 16
             for (int p = 0; p < UR * VL; p += 16)
                 _mm_prefetch((const char *)(s + t->pf + p), _MM_HINT_T0);
+        } else if (t->pf && ((t->klen - k) & (64 / sizeof(float) - 1)) == 0) {
+            /* strided: each pixel's next line (16 channels: every 64 / 4VL steps) */
+#pragma GCC unroll 16
+            for (int p = 0; p < UR; p++)
+                _mm_prefetch((const char *)(s + t->pf + p * SP), _MM_HINT_T0);
         }
 #pragma GCC unroll 16
         for (int i = 0; i < VL; i++) PW_STEP(i);
@@ -184,9 +192,13 @@ typedef void (*pw_tile_fn)(const pw_tile *t);
 
 #define PW_DEF(NB, UR)                                                                             \
     static void FN(pw_t_##NB##_##UR)(const pw_tile *t) {                                           \
-        pw_body(t, NB, UR);                                                                        \
+        pw_body(t, NB, UR, VL);                                                                    \
+    }                                                                                              \
+    static void FN(pw_ts_##NB##_##UR)(const pw_tile *t) {                                          \
+        pw_body(t, NB, UR, t->sp);                                                                 \
     }
-#define PW_ENTRY(NB, UR) [NB][UR] = FN(pw_t_##NB##_##UR),
+#define PW_ENTRY(NB, UR)  [NB][UR] = FN(pw_t_##NB##_##UR),
+#define PW_ENTRYS(NB, UR) [NB][UR] = FN(pw_ts_##NB##_##UR),
 
 #define PW_UR4(X, NB)  X(NB, 1) X(NB, 2) X(NB, 3) X(NB, 4)
 #define PW_UR6(X, NB)  PW_UR4(X, NB) X(NB, 5) X(NB, 6)
@@ -197,6 +209,7 @@ typedef void (*pw_tile_fn)(const pw_tile *t);
 PW_TILE_LIST(PW_DEF)
 
 static const pw_tile_fn FN(pw_tiles)[PW_NBMAX + 1][PW_URMAX + 1] = {PW_TILE_LIST(PW_ENTRY)};
+static const pw_tile_fn FN(pw_tiles_s)[PW_NBMAX + 1][PW_URMAX + 1] = {PW_TILE_LIST(PW_ENTRYS)};
 
 /* Pack output pixels [q0, q1) of image n's src (already offset to image n),
  * channels [k0, k0 + klen), into buf laid out [channel block][pixel][VL]
@@ -237,12 +250,13 @@ static void FN(pw_tiles_run)(pw_tile *t, const lg__conv_pw_chunk *ch, int64_t a,
     t->ch = ch;
     t->wei = wei + ch->b0 * d->w_ob + k0 * VL;
     t->bias = bias ? bias + (int64_t)ch->b0 * VL : NULL;
-    pw_tile_fn fn0 = FN(pw_tiles)[ch->nb][base], fn1 = extra ? FN(pw_tiles)[ch->nb][base + 1] : fn0;
+    const pw_tile_fn(*tab)[PW_URMAX + 1] = t->sp == VL ? FN(pw_tiles) : FN(pw_tiles_s);
+    pw_tile_fn fn0 = tab[ch->nb][base], fn1 = extra ? tab[ch->nb][base + 1] : fn0;
     int64_t p = a;
     for (int64_t i = 0; i < nt; i++) {
         int64_t u = base + (i < extra);
-        t->src = src_a + (p - a) * VL;
-        t->pf = pf && i + 1 < nt ? u * VL : 0;
+        t->src = src_a + (p - a) * t->sp;
+        t->pf = pf && i + 1 < nt ? u * t->sp : 0;
         t->dst = dst_n + p * d->d_p + ch->b0 * d->d_cb;
         (i < extra ? fn1 : fn0)(t);
         p += u;
@@ -278,9 +292,11 @@ void FN(lg__conv_pw)(const lg__conv_pw *d, int64_t lo, int64_t hi, const float *
                     FN(pw_pack)(d, sn, q0, q1, k0, klen, pbuf);
                     sa = pbuf;
                     t.scb = (q1 - q0) * VL;
+                    t.sp = VL;
                 } else {
-                    sa = sn + k0 / VL * d->s_cb + q0 * VL;
+                    sa = sn + k0 / VL * d->s_cb + q0 * d->s_p;
                     t.scb = d->s_cb;
+                    t.sp = d->s_p;
                 }
                 t.klen = klen;
                 t.kfirst = kb == 0;
