@@ -67,6 +67,13 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
     if (!lgb_dt(dt0s, &dt0, res) || !lgb_dt(dt1s, &dt1, res) ||
         !lgb_dt(job->vals[K_DDT], &ddt, res))
         return;
+    const lg_dtype f8[2] = {LG_F8_E4M3, LG_F8_E5M2};
+    for (int i = 0; i < 2; i++)
+        if (dt0 == f8[i] || dt1 == f8[i] || ddt == f8[i]) { /* reorder's types, not binary's */
+            lgb_skip(res, "data type out of scope (f64, f8, f4, int4)", "data type %s",
+                     lg_dtype_str(f8[i]));
+            return;
+        }
     lg_md m0, m1, md;
     if (!lgb_md(&m0, nd0, dims0, dt0, t0, "src0", res) ||
         !lgb_md(&m1, nd0, dims1, dt1, t1, "src1", res) ||

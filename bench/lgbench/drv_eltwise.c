@@ -70,6 +70,11 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
         return;
     }
     if (!lgb_dt(job->vals[K_DT], &dt, res)) return;
+    if (dt == LG_F8_E4M3 || dt == LG_F8_E5M2) { /* reorder's types, not eltwise's */
+        lgb_skip(res, "data type out of scope (f64, f8, f4, int4)", "data type %s",
+                 job->vals[K_DT]);
+        return;
+    }
     if (lgb_eltwise_out_of_scope(job->vals[K_ALG])) {
         lgb_skip(res, "eltwise algorithm not implemented in lgraph", "alg %s", job->vals[K_ALG]);
         return;
