@@ -474,11 +474,13 @@ LG_API lg_status lg_eltwise_create_attr(lg_kernel **k, lg_eltwise_alg alg, float
 
 /*
  * dst = src0 (op) src1, computed in f32, for f32, bf16, f16, s8 and u8
- * (saturating, rounded to nearest even, as lg_reorder converts). src1 is
- * broadcast numpy-style: each of its dims equals src0's or is 1 (same ndims).
- * src0, src1 and dst may have different layouts; dst "any" takes src0's
- * layout, src1 "any" src0's tag on src1's dims (row-major when src0's
- * layout is not a tag's; lg_kernel_query_md tells). Comparisons (GE..NE)
+ * (saturating, rounded to nearest even, as lg_reorder converts). Both
+ * sources broadcast numpy-style against dst (same ndims): each of their dims
+ * equals dst's or is 1, and each dst dim is src0's or src1's (a src0 dim of
+ * 1 against a larger src1 dim is src0 broadcast). src0, src1 and dst may
+ * have different layouts; dst "any" takes src0's layout (src0's tag on
+ * dst's dims when src0 broadcasts), src1 "any" src0's tag on src1's dims
+ * (row-major when src0's layout is not a tag's; lg_kernel_query_md tells). Comparisons (GE..NE)
  * give 1 or 0 in dst's type. Arguments: LG_ARG_SRC (src0), LG_ARG_SRC + 1 (src1), LG_ARG_DST.
  */
 LG_API lg_status lg_binary_create(lg_kernel **k, lg_binary_alg alg, const lg_md *src0,

@@ -44,13 +44,18 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
         lgb_set(res, LGB_FAILED, "bad problem '%s' (want DIMS0[:DIMS1])", job->desc);
         return;
     }
-    bool src0_bcast = nd1 > nd0;
+    /* The shorter of the two is padded with trailing 1s. */
     for (int d = nd1; d < nd0; d++) dims1[d] = 1;
-    for (int d = 0; d < nd0 && d < nd1; d++) src0_bcast = src0_bcast || dims0[d] < dims1[d];
-    if (src0_bcast) {
-        lgb_skip(res, "src0 broadcast not implemented in lgraph",
-                 "src1 %s is larger than src0 %s in a dim (lgraph broadcasts src1 only)", d1, d0);
-        return;
+    for (int d = nd0; d < nd1; d++) dims0[d] = 1;
+    nd0 = nd0 > nd1 ? nd0 : nd1;
+    /* dst: the broadcast of the two (src0 may broadcast too). */
+    int64_t dimsd[LG_MAX_NDIMS];
+    for (int d = 0; d < nd0; d++) {
+        if (dims0[d] != dims1[d] && dims0[d] != 1 && dims1[d] != 1) {
+            lgb_set(res, LGB_FAILED, "dims %s and %s do not broadcast", d0, d1);
+            return;
+        }
+        dimsd[d] = dims0[d] == 1 ? dims1[d] : dims0[d];
     }
     if (!strcasecmp(job->vals[K_ALG], "select") || !strcasecmp(job->vals[K_ALG], "binary_select")) {
         lgb_skip(res, "binary select (three inputs) not implemented in lgraph",
@@ -77,7 +82,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
     lg_md m0, m1, md;
     if (!lgb_md(&m0, nd0, dims0, dt0, t0, "src0", res) ||
         !lgb_md(&m1, nd0, dims1, dt1, t1, "src1", res) ||
-        !lgb_md(&md, nd0, dims0, ddt, job->vals[K_DTAG], "dst", res))
+        !lgb_md(&md, nd0, dimsd, ddt, job->vals[K_DTAG], "dst", res))
         return;
     lgb_attr_spec spec;
     if (!lgb_attr_parse(job->vals[K_SCALES], "", job->vals[K_POST], &spec, res)) return;

@@ -509,7 +509,7 @@ static lg_status plan(binary_data *b, lg__isa isa, const char **path) {
     } else {
         b->mode = MODE_GENERIC;
         *path = NULL;
-        b->t0 = lg__offtab_new(m0, md->dims, false);
+        b->t0 = lg__offtab_new(m0, md->dims, true); /* src0 may broadcast too */
         b->t1 = lg__offtab_new(m1, md->dims, true);
         b->td = lg__offtab_new(md, md->dims, false);
         if (!b->t0 || !b->t1 || !b->td) return LG_OUT_OF_MEMORY;
@@ -607,14 +607,18 @@ lg_status lg_binary_create_attr(lg_kernel **k, lg_binary_alg alg, const lg_md *s
         return LG_ERROR(LG_INVALID_ARGUMENT, "%s has %d dims, src0 %d",
                         src1->ndims != src0->ndims ? "src1" : "dst",
                         src1->ndims != src0->ndims ? src1->ndims : dst->ndims, src0->ndims);
+    /* Each source broadcasts against dst: its dims equal dst's or are 1, and
+     * dst's are the broadcast of the two. */
     for (int d = 0; d < src0->ndims; d++) {
-        if (src1->dims[d] != src0->dims[d] && src1->dims[d] != 1)
-            return LG_ERROR(LG_INVALID_ARGUMENT,
-                            "src1 dims[%d] = %lld is neither src0's %lld nor 1 (no broadcast)", d,
-                            (long long)src1->dims[d], (long long)src0->dims[d]);
-        if (dst->dims[d] != src0->dims[d])
-            return LG_ERROR(LG_INVALID_ARGUMENT, "dims[%d] differ: src0 %lld, dst %lld", d,
-                            (long long)src0->dims[d], (long long)dst->dims[d]);
+        for (int i = 0; i < 2; i++)
+            if (mds[i]->dims[d] != dst->dims[d] && mds[i]->dims[d] != 1)
+                return LG_ERROR(LG_INVALID_ARGUMENT,
+                                "%s dims[%d] = %lld is neither dst's %lld nor 1 (no broadcast)",
+                                names[i], d, (long long)mds[i]->dims[d], (long long)dst->dims[d]);
+        if (dst->dims[d] != src0->dims[d] && dst->dims[d] != src1->dims[d])
+            return LG_ERROR(
+                LG_INVALID_ARGUMENT, "dst dims[%d] = %lld is neither src0's %lld nor src1's %lld",
+                d, (long long)dst->dims[d], (long long)src0->dims[d], (long long)src1->dims[d]);
     }
     for (int i = 0; i < 3; i++)
         if (!dtype_ok(mds[i]->dtype))
@@ -653,7 +657,14 @@ lg_status lg_binary_create_attr(lg_kernel **k, lg_binary_alg alg, const lg_md *s
     } else {
         lg__md_canon(src1, &key.pd.src1);
     }
-    if (lg_md_is_any(dst)) {
+    bool s0_dims = true; /* src0 has dst's dims (no src0 broadcast) */
+    for (int d = 0; d < src0->ndims; d++) s0_dims = s0_dims && src0->dims[d] == dst->dims[d];
+    if (lg_md_is_any(dst) && !s0_dims) {
+        lg_md m;
+        if (lg__binary_any_like(src0, dst, &m) != LG_OK)
+            return LG_ERROR(LG_INVALID_ARGUMENT, "dst 'any': %s", lg_last_error());
+        lg__md_canon(&m, &key.pd.dst);
+    } else if (lg_md_is_any(dst)) {
         lg__md_canon(src0, &key.pd.dst);
         key.pd.dst.dtype = dst->dtype;
         int64_t bytes;

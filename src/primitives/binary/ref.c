@@ -28,10 +28,13 @@ void lg__binary_ref_po(const lg__binary_pd *pd, const float *scale0, const float
     const lg_md *m0 = &pd->src0, *m1 = &pd->src1, *md = &pd->dst;
     int nd = md->ndims;
     if (lg__md_nelems(md) == 0) return;
-    int64_t idx[LG_MAX_NDIMS] = {0}, idx1[LG_MAX_NDIMS] = {0};
+    int64_t idx[LG_MAX_NDIMS] = {0}, idx0[LG_MAX_NDIMS] = {0}, idx1[LG_MAX_NDIMS] = {0};
     do {
-        for (int d = 0; d < nd; d++) idx1[d] = m1->dims[d] == 1 ? 0 : idx[d];
-        float a = lg__load_f32(src0, m0->dtype, lg__md_off(m0, idx));
+        for (int d = 0; d < nd; d++) {
+            idx0[d] = m0->dims[d] == 1 ? 0 : idx[d];
+            idx1[d] = m1->dims[d] == 1 ? 0 : idx[d];
+        }
+        float a = lg__load_f32(src0, m0->dtype, lg__md_off(m0, idx0));
         float b = lg__load_f32(src1, m1->dtype, lg__md_off(m1, idx1));
         if (scale0) a = a * *scale0;
         if (scale1) b = b * *scale1;
