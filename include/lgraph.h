@@ -505,6 +505,20 @@ LG_API lg_status lg_binary_create(lg_kernel **k, lg_binary_alg alg, const lg_md 
 LG_API lg_status lg_binary_create_attr(lg_kernel **k, lg_binary_alg alg, const lg_md *src0,
                                        const lg_md *src1, const lg_md *dst, const lg_attr *attr);
 
+/*
+ * Binary select (oneDNN's binary_select): dst = cond != 0 ? src0 : src1,
+ * element by element, then attr's scales and chain as lg_binary_create_attr
+ * (the scales multiply the selected source). cond (oneDNN's src2) has dst's
+ * ndims and broadcasts against dst like src0 and src1; its type is s8, u8,
+ * s32, f32, bf16 or f16 (any non-zero value selects src0). Arguments:
+ * lg_binary_create_attr's plus LG_ARG_SRC + 2 (cond). Runs the reference
+ * ("binary:ref"). LG_INVALID_ARGUMENT for a NULL, invalid or "any" cond md
+ * or one that does not broadcast (lg_last_error names cond and the dim),
+ * and lg_binary_create_attr's errors.
+ */
+LG_API lg_status lg_binary_create_select(lg_kernel **k, const lg_md *src0, const lg_md *src1,
+                                         const lg_md *cond, const lg_md *dst, const lg_attr *attr);
+
 /* Convolution geometry. Entries beyond the spatial rank (src ndims - 2) are
  * ignored. dilates use oneDNN's convention: 0 is a dense kernel. pad_l and
  * pad_r are the zero padding before and after each spatial dim (both

@@ -57,14 +57,12 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
         }
         dimsd[d] = dims0[d] == 1 ? dims1[d] : dims0[d];
     }
-    if (!strcasecmp(job->vals[K_ALG], "select") || !strcasecmp(job->vals[K_ALG], "binary_select")) {
-        lgb_skip(res, "binary select (three inputs) not implemented in lgraph",
-                 "alg %s takes a third, conditional input", job->vals[K_ALG]);
-        return;
-    }
+    /* select: cond (benchdnn's src2) is s8 with src0's dims and tag. */
+    const bool sel =
+        !strcasecmp(job->vals[K_ALG], "select") || !strcasecmp(job->vals[K_ALG], "binary_select");
     bool inplace;
     if (!pair(job->vals[K_SDT], dt0s, dt1s) || !pair(job->vals[K_STAG], t0, t1) ||
-        !lgb_parse_binary_alg(job->vals[K_ALG], &alg) ||
+        (!sel && !lgb_parse_binary_alg(job->vals[K_ALG], &alg)) ||
         !lgb_parse_bool(job->vals[K_INPLACE], &inplace)) {
         lgb_set(res, LGB_FAILED, "bad --alg, --sdt, --stag or --inplace");
         return;
@@ -87,13 +85,20 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
     lgb_attr_spec spec;
     if (!lgb_attr_parse(job->vals[K_SCALES], "", job->vals[K_POST], &spec, res)) return;
     lgb_run r = {0};
-    void *b0 = NULL, *b1 = NULL, *bd = NULL, *want = NULL;
+    void *b0 = NULL, *b1 = NULL, *b2 = NULL, *bd = NULL, *want = NULL;
+    lg_md m2 = {0};
+    if (sel && !lgb_md(&m2, nd0, dims0, LG_S8, t0, "cond", res)) return;
+    if (sel) alg = LG_BINARY_ADD;
     lgb_dnnl *dn = NULL;
     lgb_po_bufs po;
     if (!lgb_po_build(&spec, &md, true, &po, res)) goto done;
     const bool attr = spec.npost || po.has_scale[0] || po.has_scale[1];
-    if (!lgb_created(lg_binary_create_attr(&r.k, alg, &m0, &m1, &md, attr ? po.attr : NULL),
-                     "lg_binary_create_attr", res))
+    if (sel &&
+        !lgb_created(lg_binary_create_select(&r.k, &m0, &m1, &m2, &md, attr ? po.attr : NULL),
+                     "lg_binary_create_select", res))
+        goto done;
+    if (!sel && !lgb_created(lg_binary_create_attr(&r.k, alg, &m0, &m1, &md, attr ? po.attr : NULL),
+                             "lg_binary_create_attr", res))
         goto done;
     snprintf(res->impl, sizeof res->impl, "%s", lg_kernel_impl(r.k));
     lg_md dq; /* dst's layout ("any" resolved), src1's likewise */
@@ -111,6 +116,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
         goto done;
     b0 = lgb_buf_alloc(&m0);
     b1 = lgb_buf_alloc(&m1);
+    b2 = sel ? lgb_buf_alloc(&m2) : NULL;
     bd = inplace ? b0 : lgb_buf_alloc(&dq);
     want = lgb_buf_alloc(&dq);
     if (!b0 || !b1 || !bd || !want) {
@@ -120,13 +126,22 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
     lgb_rng rng = lgb_rng_seed(job->repro);
     lgb_buf_fill(&m0, b0, &rng, -10, 10, false);
     lgb_buf_fill(&m1, b1, &rng, -10, 10, false);
+    if (sel) {
+        if (!b2) {
+            lgb_set(res, LGB_FAILED, "out of memory");
+            goto done;
+        }
+        lgb_buf_fill(&m2, b2, &rng, 0, 2, true);
+    }
     if (!lgb_po_alloc(&po, r.k, &dq, &rng, res)) goto done;
     const bool sum = lg__po_has_sum(&po.spec);
     if (sum && !inplace) lgb_buf_fill(&dq, bd, &rng, -10, 10, false); /* dst_old */
     r.args[0] = (lg_arg){LG_ARG_SRC, b0};
     r.args[1] = (lg_arg){LG_ARG_SRC + 1, b1};
     r.args[2] = (lg_arg){LG_ARG_DST, bd};
-    r.nargs = lgb_po_args(&po, r.args, 3);
+    r.nargs = 3;
+    if (sel) r.args[r.nargs++] = (lg_arg){LG_ARG_SRC + 2, b2};
+    r.nargs = lgb_po_args(&po, r.args, r.nargs);
     res->status = LGB_PASSED;
     if (ctx->mode.correctness) {
         lg__binary_pd pd;
@@ -138,8 +153,8 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
         const void *s1[LG_MAX_POST_OPS];
         lgb_po_src1(&po, s1);
         memcpy(want, bd, lg_md_size(&dq)); /* dst_old (src0 in place) */
-        lg__binary_ref_po(&pd, lgb_po_scale(&po, 0), lgb_po_scale(&po, 1), &po.spec, b0, b1, want,
-                          s1);
+        lg__binary_ref_select(&pd, &m2, b2, lgb_po_scale(&po, 0), lgb_po_scale(&po, 1), &po.spec,
+                              b0, b1, want, s1);
         if (!inplace && !sum) lgb_buf_poison(&dq, bd);
         if (lgb_execute(r.k, r.nargs, r.args, res)) {
             lgb_inject_fault(ctx->fault, &dq, bd);
@@ -155,7 +170,7 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
             res->status = ok ? LGB_PASSED : LGB_FAILED;
         }
     }
-    if (ctx->mode.performance && res->status == LGB_PASSED && attr) {
+    if (ctx->mode.performance && res->status == LGB_PASSED && (attr || sel)) {
         lgb_perf(ctx, lgb_run_exec, &r, NULL, NULL, res);
         res->bytes = (double)(lg_md_size(&m0) + lg_md_size(&m1) + lg_md_size(&dq));
     } else if (ctx->mode.performance && res->status == LGB_PASSED) {
@@ -171,6 +186,7 @@ done:
     if (bd != b0) free(bd);
     free(b0);
     free(b1);
+    free(b2);
     free(want);
 }
 

@@ -66,6 +66,8 @@ typedef struct binary_key {
     lg__binary_pd pd;
     int32_t scale_mask[2];
     lg__po_spec po;
+    int32_t select; /* lg_binary_create_select: cond is src2 */
+    lg_md src2;
 } binary_key;
 
 typedef struct binary_data {
@@ -93,6 +95,9 @@ typedef struct binary_data {
     /* attr / ref: scales (slots, -1 for none), the chain and its plan, src1
      * as an operand of the plan, each binary post-op's slot */
     int scale_slot[2];
+    bool select;
+    lg_md src2;
+    int src2_slot;
     lg__po_spec po;
     lg__po_plan *pp;
     lg__po_operand s1op;
@@ -305,7 +310,8 @@ static lg_status binary_execute(const lg_kernel *k, void *const *bufs) {
         for (int i = 0; i < b->po.npost; i++)
             if (b->po_slot[i] >= 0) ps1[i] = bufs[b->po_slot[i]];
         if (b->mode == MODE_REF) {
-            lg__binary_ref_po(&b->pd, sc[0], sc[1], &b->po, s0, s1, d, ps1);
+            lg__binary_ref_select(&b->pd, &b->src2, b->select ? bufs[b->src2_slot] : NULL, sc[0],
+                                  sc[1], &b->po, s0, s1, d, ps1);
             return LG_OK;
         }
         int64_t n = lg__md_nelems_padded(md);
@@ -448,7 +454,7 @@ static lg_status plan_attr(binary_data *b, lg__isa isa, const char **path) {
     const lg__binary_pd *pd = &b->pd;
     const lg_md *md = &pd->dst;
     bool pad = lg__md_has_padding(md) && lg__md_nelems(md) > 0;
-    if (!lg__md_is_dense(md) || !same_layout(&pd->src0, md)) {
+    if (b->select || !lg__md_is_dense(md) || !same_layout(&pd->src0, md)) {
         b->mode = MODE_REF;
         *path = NULL;
         return LG_OK;
@@ -532,7 +538,9 @@ static lg_status build_binary(const void *problem, lg_kernel **out) {
     binary_data *b = k->data;
     b->pd = *pd;
     b->po = key->po;
-    bool attr = key->po.npost || key->scale_mask[0] >= 0 || key->scale_mask[1] >= 0;
+    bool attr = key->po.npost || key->scale_mask[0] >= 0 || key->scale_mask[1] >= 0 || key->select;
+    b->select = key->select;
+    b->src2 = key->src2;
     lg__isa isa = lg__cpu_isa();
     b->vector = isa != LG_ISA_SCALAR;
     b->vv = isa == LG_ISA_AVX512 ? lg__binary_vv_avx512
@@ -575,6 +583,7 @@ static lg_status build_binary(const void *problem, lg_kernel **out) {
             key->scale_mask[i] >= 0
                 ? lg__kernel_add_slot(k, LG_ARG_ATTR_SCALES | sarg[i], true, NULL, sizeof(float))
                 : -1;
+    b->src2_slot = b->select ? lg__kernel_add_slot(k, LG_ARG_SRC + 2, true, &b->src2, 0) : -1;
     lg__po_add_slots(k, &b->po, b->po_slot);
     *out = k;
     return LG_OK;
@@ -589,32 +598,61 @@ lg_status lg_binary_create(lg_kernel **k, lg_binary_alg alg, const lg_md *src0, 
     return lg_binary_create_attr(k, alg, src0, src1, dst, NULL);
 }
 
+/* The creator behind lg_binary_create_attr and lg_binary_create_select
+ * (cond non-NULL); errors name `fn`. */
+static lg_status create(lg_kernel **k, lg_binary_alg alg, const lg_md *src0, const lg_md *src1,
+                        const lg_md *cond, const lg_md *dst, const lg_attr *attr, const char *fn);
+
 lg_status lg_binary_create_attr(lg_kernel **k, lg_binary_alg alg, const lg_md *src0,
                                 const lg_md *src1, const lg_md *dst, const lg_attr *attr) {
-    if (!k) return LG_ERROR(LG_INVALID_ARGUMENT, "kernel pointer is NULL");
+    return create(k, alg, src0, src1, NULL, dst, attr, __func__);
+}
+
+lg_status lg_binary_create_select(lg_kernel **k, const lg_md *src0, const lg_md *src1,
+                                  const lg_md *cond, const lg_md *dst, const lg_attr *attr) {
+    LG_CHECK(lg__md_check(cond, __func__, "cond md"));
+    if (lg_md_is_any(cond)) return LG_ERROR(LG_INVALID_ARGUMENT, "cond md is 'any'");
+    if (dst && cond->ndims != dst->ndims)
+        return LG_ERROR(LG_INVALID_ARGUMENT, "cond has %d dims, dst %d", cond->ndims, dst->ndims);
+    if (dst)
+        for (int d = 0; d < cond->ndims; d++)
+            if (cond->dims[d] != dst->dims[d] && cond->dims[d] != 1)
+                return LG_ERROR(LG_INVALID_ARGUMENT,
+                                "cond dims[%d] = %lld is neither dst's %lld nor 1 (no broadcast)",
+                                d, (long long)cond->dims[d], (long long)dst->dims[d]);
+    lg_dtype dt = cond->dtype;
+    if (dt != LG_S8 && dt != LG_U8 && dt != LG_S32 && dt != LG_F32 && dt != LG_BF16 && dt != LG_F16)
+        return LG_ERROR(LG_UNIMPLEMENTED, "cond data type %s: select takes s8, u8, s32 and f32",
+                        lg_dtype_str(dt));
+    return create(k, LG_BINARY_ADD, src0, src1, cond, dst, attr, __func__);
+}
+
+static lg_status create(lg_kernel **k, lg_binary_alg alg, const lg_md *src0, const lg_md *src1,
+                        const lg_md *cond, const lg_md *dst, const lg_attr *attr, const char *fn) {
+    if (!k) return lg__error(LG_INVALID_ARGUMENT, fn, "kernel pointer is NULL");
     const lg_md *mds[3] = {src0, src1, dst};
     static const char *const names[3] = {"src0", "src1", "dst"};
     for (int i = 0; i < 3; i++) {
         char what[16];
         snprintf(what, sizeof what, "%s md", names[i]);
-        LG_CHECK(lg__md_check(mds[i], __func__, what));
+        LG_CHECK(lg__md_check(mds[i], fn, what));
         if (i == 0 && lg_md_is_any(mds[i]))
-            return LG_ERROR(LG_INVALID_ARGUMENT, "%s md is 'any'", names[i]);
+            return lg__error(LG_INVALID_ARGUMENT, fn, "%s md is 'any'", names[i]);
     }
     if ((int)alg < LG_BINARY_ADD || (int)alg > LG_BINARY_NE)
-        return LG_ERROR(LG_INVALID_ARGUMENT, "alg %d is not an lg_binary_alg", (int)alg);
+        return lg__error(LG_INVALID_ARGUMENT, fn, "alg %d is not an lg_binary_alg", (int)alg);
     if (src1->ndims != src0->ndims || dst->ndims != src0->ndims)
-        return LG_ERROR(LG_INVALID_ARGUMENT, "%s has %d dims, src0 %d",
-                        src1->ndims != src0->ndims ? "src1" : "dst",
-                        src1->ndims != src0->ndims ? src1->ndims : dst->ndims, src0->ndims);
+        return lg__error(LG_INVALID_ARGUMENT, fn, "%s has %d dims, src0 %d",
+                         src1->ndims != src0->ndims ? "src1" : "dst",
+                         src1->ndims != src0->ndims ? src1->ndims : dst->ndims, src0->ndims);
     /* Each source broadcasts against dst: its dims equal dst's or are 1, and
      * dst's are the broadcast of the two. */
     for (int d = 0; d < src0->ndims; d++) {
         for (int i = 0; i < 2; i++)
             if (mds[i]->dims[d] != dst->dims[d] && mds[i]->dims[d] != 1)
-                return LG_ERROR(LG_INVALID_ARGUMENT,
-                                "%s dims[%d] = %lld is neither dst's %lld nor 1 (no broadcast)",
-                                names[i], d, (long long)mds[i]->dims[d], (long long)dst->dims[d]);
+                return lg__error(LG_INVALID_ARGUMENT, fn,
+                                 "%s dims[%d] = %lld is neither dst's %lld nor 1 (no broadcast)",
+                                 names[i], d, (long long)mds[i]->dims[d], (long long)dst->dims[d]);
         if (dst->dims[d] != src0->dims[d] && dst->dims[d] != src1->dims[d])
             return LG_ERROR(
                 LG_INVALID_ARGUMENT, "dst dims[%d] = %lld is neither src0's %lld nor src1's %lld",
@@ -622,27 +660,28 @@ lg_status lg_binary_create_attr(lg_kernel **k, lg_binary_alg alg, const lg_md *s
     }
     for (int i = 0; i < 3; i++)
         if (!dtype_ok(mds[i]->dtype))
-            return LG_ERROR(LG_UNIMPLEMENTED,
-                            "%s data type %s: binary takes f32, bf16, f16, s8 and u8", names[i],
-                            lg_dtype_str(mds[i]->dtype));
+            return lg__error(LG_UNIMPLEMENTED, fn,
+                             "%s data type %s: binary takes f32, bf16, f16, s8 and u8", names[i],
+                             lg_dtype_str(mds[i]->dtype));
     binary_key key;
     memset(&key, 0, sizeof key);
     key.scale_mask[0] = key.scale_mask[1] = -1;
     if (attr) {
         for (int i = 0; i < 2; i++)
             if (attr->zp_mask[i] >= 0)
-                return LG_ERROR(LG_UNIMPLEMENTED, "attr has %s zero points: binary takes none",
-                                i ? "dst" : "src");
+                return lg__error(LG_UNIMPLEMENTED, fn, "attr has %s zero points: binary takes none",
+                                 i ? "dst" : "src");
         if (attr->scale_mask[1] >= 0)
-            return LG_ERROR(LG_UNIMPLEMENTED, "attr has dst scales: binary takes src0 and src1 "
-                                              "scales only");
+            return lg__error(LG_UNIMPLEMENTED, fn,
+                             "attr has dst scales: binary takes src0 and src1 "
+                             "scales only");
         const int32_t masks[2] = {attr->scale_mask[0], attr->scale_mask_src1};
         for (int i = 0; i < 2; i++) {
             if (masks[i] > 0)
-                return LG_ERROR(LG_UNIMPLEMENTED,
-                                "attr's src%d scale mask 0x%x: binary takes mask 0 (one scale) "
-                                "only",
-                                i, (unsigned)masks[i]);
+                return lg__error(LG_UNIMPLEMENTED, fn,
+                                 "attr's src%d scale mask 0x%x: binary takes mask 0 (one scale) "
+                                 "only",
+                                 i, (unsigned)masks[i]);
             key.scale_mask[i] = masks[i];
         }
     }
@@ -652,7 +691,7 @@ lg_status lg_binary_create_attr(lg_kernel **k, lg_binary_alg alg, const lg_md *s
          * when src0's layout is not a tag's (strides). */
         lg_md m1;
         if (lg__binary_any_like(src0, src1, &m1) != LG_OK)
-            return LG_ERROR(LG_INVALID_ARGUMENT, "src1 'any': %s", lg_last_error());
+            return lg__error(LG_INVALID_ARGUMENT, fn, "src1 'any': %s", lg_last_error());
         lg__md_canon(&m1, &key.pd.src1);
     } else {
         lg__md_canon(src1, &key.pd.src1);
@@ -662,7 +701,7 @@ lg_status lg_binary_create_attr(lg_kernel **k, lg_binary_alg alg, const lg_md *s
     if (lg_md_is_any(dst) && !s0_dims) {
         lg_md m;
         if (lg__binary_any_like(src0, dst, &m) != LG_OK)
-            return LG_ERROR(LG_INVALID_ARGUMENT, "dst 'any': %s", lg_last_error());
+            return lg__error(LG_INVALID_ARGUMENT, fn, "dst 'any': %s", lg_last_error());
         lg__md_canon(&m, &key.pd.dst);
     } else if (lg_md_is_any(dst)) {
         lg__md_canon(src0, &key.pd.dst);
@@ -670,11 +709,16 @@ lg_status lg_binary_create_attr(lg_kernel **k, lg_binary_alg alg, const lg_md *s
         int64_t bytes;
         if (!lg__mul_ok(lg__md_nelems_padded(&key.pd.dst), (int64_t)lg_dtype_size(dst->dtype),
                         &bytes))
-            return LG_ERROR(LG_INVALID_ARGUMENT, "dst 'any' in src0's layout: byte size overflows");
+            return lg__error(LG_INVALID_ARGUMENT, fn,
+                             "dst 'any' in src0's layout: byte size overflows");
     } else {
         lg__md_canon(dst, &key.pd.dst);
     }
     key.pd.alg = (int32_t)alg;
-    LG_CHECK(lg__po_spec_init(&key.po, attr, &key.pd.dst, __func__));
+    LG_CHECK(lg__po_spec_init(&key.po, attr, &key.pd.dst, fn));
+    if (cond) {
+        key.select = 1;
+        lg__md_canon(cond, &key.src2);
+    }
     return lg__cache_get(LG_KIND_BINARY, &key, sizeof key, build_binary, k);
 }

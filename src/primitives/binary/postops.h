@@ -69,6 +69,13 @@ LG_INTERNAL void lg__eltwise_ref_po(const lg__eltwise_pd *pd, const lg__po_spec 
 LG_INTERNAL void lg__binary_ref_po(const lg__binary_pd *pd, const float *scale0,
                                    const float *scale1, const lg__po_spec *po, const void *src0,
                                    const void *src1, void *dst, const void *const *po_src1);
+/* Select (lg_binary_create_select): as lg__binary_ref_po with
+ * r = cond[i'] != 0 ? a : b (cond's md cmd, broadcast like src1) instead of
+ * pd's operation; cond NULL: pd's operation. */
+LG_INTERNAL void lg__binary_ref_select(const lg__binary_pd *pd, const lg_md *cmd, const void *cond,
+                                       const float *scale0, const float *scale1,
+                                       const lg__po_spec *po, const void *src0, const void *src1,
+                                       void *dst, const void *const *po_src1);
 
 enum { LG_PO_SCALAR, LG_PO_SAME, LG_PO_GATHER };
 
