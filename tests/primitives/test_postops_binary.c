@@ -355,10 +355,14 @@ Test(postops_binary, eltwise_random) {
 Test(postops_binary, binary_random) {
     lg_rng r = {1717};
     for (int it = 0; it < 160; it++) {
-        int64_t dims[LG_MAX_NDIMS], d1[LG_MAX_NDIMS];
+        int64_t dims[LG_MAX_NDIMS], d1[LG_MAX_NDIMS], d0[LG_MAX_NDIMS];
         int nd = random_dims(&r, dims);
-        const char *pol;
+        const char *pol, *pol0 = "full";
         policy_dims(&r, nd, dims, d1, &pol);
+        /* One case in four broadcasts src0 too; dst: the broadcast of the two. */
+        memcpy(d0, dims, sizeof d0);
+        if (lg_rng_int(&r, 0, 3) == 0) policy_dims(&r, nd, dims, d0, &pol0);
+        for (int d = 0; d < nd; d++) dims[d] = d0[d] == 1 && d1[d] == 1 ? 1 : dims[d];
         const char *td = tags[lg_rng_int(&r, 0, 4)];
         /* src0 mostly in dst's layout (the vector path), else any other */
         const char *t0 = lg_rng_int(&r, 0, 3) ? td : tags[lg_rng_int(&r, 0, 4)];
@@ -366,11 +370,11 @@ Test(postops_binary, binary_random) {
         lg_dtype dt0 = dts[lg_rng_int(&r, 0, 4)], dt1 = dts[lg_rng_int(&r, 0, 4)],
                  dtd = dts[lg_rng_int(&r, 0, 4)];
         int alg = (int)lg_rng_int(&r, LG_BINARY_ADD, LG_BINARY_NE);
-        lg_md m0 = make_md(nd, dims, dt0, t0), m1 = make_md(nd, d1, dt1, t1),
+        lg_md m0 = make_md(nd, d0, dt0, t0), m1 = make_md(nd, d1, dt1, t1),
               md = make_md(nd, dims, dtd, td);
         char what[400];
-        snprintf(what, sizeof what, "binary it %d %s:%s:%s %s:%s:%s src1 %s alg %d:", it,
-                 t0 ? t0 : "gaps", t1 ? t1 : "gaps", td ? td : "gaps", lg_dtype_str(dt0),
+        snprintf(what, sizeof what, "binary it %d src0 %s %s:%s:%s %s:%s:%s src1 %s alg %d:", it,
+                 pol0, t0 ? t0 : "gaps", t1 ? t1 : "gaps", td ? td : "gaps", lg_dtype_str(dt0),
                  lg_dtype_str(dt1), lg_dtype_str(dtd), pol, alg);
         lg_attr *attr = NULL;
         cr_assert_eq(lg_attr_create(&attr), LG_OK);
@@ -411,10 +415,13 @@ Test(postops_binary, binary_random) {
                         (lg_arg){LG_ARG_ATTR_SCALES | (i ? LG_ARG_SRC + 1 : LG_ARG_SRC), &sc[i]};
             if (first) {
                 chain_bufs(k, &c, &r, args, &nargs);
-                int64_t idx[LG_MAX_NDIMS] = {0}, j[LG_MAX_NDIMS];
+                int64_t idx[LG_MAX_NDIMS] = {0}, j[LG_MAX_NDIMS], i0[LG_MAX_NDIMS];
                 do {
-                    for (int d = 0; d < nd; d++) j[d] = d1[d] == 1 ? 0 : idx[d];
-                    float a = lg__load_f32(b0, dt0, lg_md_offset(&m0, idx));
+                    for (int d = 0; d < nd; d++) {
+                        j[d] = d1[d] == 1 ? 0 : idx[d];
+                        i0[d] = d0[d] == 1 ? 0 : idx[d];
+                    }
+                    float a = lg__load_f32(b0, dt0, lg_md_offset(&m0, i0));
                     float b = lg__load_f32(b1, dt1, lg_md_offset(&m1, j));
                     if (has[0]) a = a * sc[0];
                     if (has[1]) b = b * sc[1];
@@ -592,4 +599,87 @@ Test(postops_binary, errors) {
     cr_assert_eq(lg__attr_check_post_only(a, "conv", "lg_conv_create"), LG_UNIMPLEMENTED);
     cr_assert(strstr(lg_last_error(), "binary post-op"), "%s", lg_last_error());
     lg_attr_destroy(a);
+}
+
+/* Select: hand values (cond broadcast per channel), then random shapes and
+ * layouts against the truth, then its bad inputs. */
+Test(postops_binary, select) {
+    const int64_t dims[2] = {2, 3}, dc[2] = {1, 3};
+    lg_md md, mc;
+    cr_assert_eq(lg_md_init_tag(&md, 2, dims, LG_F32, "ab"), LG_OK);
+    cr_assert_eq(lg_md_init_tag(&mc, 2, dc, LG_S8, "ab"), LG_OK);
+    lg_kernel *k = NULL;
+    cr_assert_eq(lg_binary_create_select(&k, &md, &md, &mc, &md, NULL), LG_OK, "%s",
+                 lg_last_error());
+    float a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {-1, -2, -3, -4, -5, -6}, d[6];
+    int8_t c[3] = {1, 0, -7};
+    lg_arg args[4] = {{LG_ARG_SRC, a}, {LG_ARG_SRC + 1, b}, {LG_ARG_SRC + 2, c}, {LG_ARG_DST, d}};
+    cr_assert_eq(lg_kernel_execute(k, 4, args), LG_OK, "%s", lg_last_error());
+    const float hand[6] = {1, -2, 3, 4, -5, 6};
+    for (int i = 0; i < 6; i++) cr_assert_eq(d[i], hand[i], "element %d: %g", i, (double)d[i]);
+    cr_assert_eq(lg_kernel_execute(k, 3, (lg_arg[]){args[0], args[1], args[3]}),
+                 LG_INVALID_ARGUMENT);
+    lg_kernel_destroy(k);
+
+    lg_rng r = {1777};
+    for (int it = 0; it < 40; it++) {
+        int64_t full[LG_MAX_NDIMS], d0[LG_MAX_NDIMS], d1[LG_MAX_NDIMS], d2[LG_MAX_NDIMS];
+        int nd = random_dims(&r, full);
+        const char *p;
+        policy_dims(&r, nd, full, d0, &p);
+        policy_dims(&r, nd, full, d1, &p);
+        policy_dims(&r, nd, full, d2, &p);
+        int64_t dd[LG_MAX_NDIMS];
+        for (int i = 0; i < nd; i++) {
+            dd[i] = d0[i] == 1 && d1[i] == 1 ? 1 : full[i];
+            if (dd[i] == 1) d2[i] = 1;
+        }
+        const char *t = tags[lg_rng_int(&r, 0, 4)];
+        lg_dtype dt = dts[lg_rng_int(&r, 0, 4)];
+        lg_md m0 = make_md(nd, d0, dt, t), m1 = make_md(nd, d1, dt, "abx"),
+              m2 = make_md(nd, d2, LG_S8, "abx"), mdst = make_md(nd, dd, dt, t);
+        void *b0 = make_buf(&m0, &r, 0.0f, 8.0f), *b1 = make_buf(&m1, &r, 0.0f, 8.0f),
+             *b2 = make_buf(&m2, &r, 0.0f, 2.0f);
+        size_t sz = lg_md_size(&mdst) + 64;
+        void *got = malloc(sz), *want = malloc(sz);
+        memset(got, 0x5a, sz);
+        memset(want, 0x5a, sz);
+        int64_t idx[LG_MAX_NDIMS] = {0}, i0[LG_MAX_NDIMS], i1[LG_MAX_NDIMS], i2[LG_MAX_NDIMS];
+        do {
+            for (int i = 0; i < nd; i++) {
+                i0[i] = d0[i] == 1 ? 0 : idx[i];
+                i1[i] = d1[i] == 1 ? 0 : idx[i];
+                i2[i] = d2[i] == 1 ? 0 : idx[i];
+            }
+            bool c2 = ((int8_t *)b2)[lg_md_offset(&m2, i2)] != 0;
+            float v = c2 ? lg__load_f32(b0, dt, lg_md_offset(&m0, i0))
+                         : lg__load_f32(b1, dt, lg_md_offset(&m1, i1));
+            lg__store_f32(want, dt, lg_md_offset(&mdst, idx), v);
+        } while (next_idx(idx, dd, nd));
+        for (int isa = 0; isa <= (int)lg__cpu_isa_hw(); isa++) {
+            lg__cpu_set_isa_cap(isa);
+            cr_assert_eq(lg_binary_create_select(&k, &m0, &m1, &m2, &mdst, NULL), LG_OK,
+                         "it %d: %s", it, lg_last_error());
+            expect_impl(k, "binary:ref", "select");
+            lg_arg a4[4] = {
+                {LG_ARG_SRC, b0}, {LG_ARG_SRC + 1, b1}, {LG_ARG_SRC + 2, b2}, {LG_ARG_DST, got}};
+            cr_assert_eq(lg_kernel_execute(k, 4, a4), LG_OK, "%s", lg_last_error());
+            compare(&mdst, got, want, "select");
+            lg_kernel_destroy(k);
+        }
+        lg__cpu_set_isa_cap(-1);
+        free(b0), free(b1), free(b2), free(got), free(want);
+    }
+
+    const int64_t bad[2] = {2, 2};
+    lg_md mb, many;
+    cr_assert_eq(lg_md_init_tag(&mb, 2, bad, LG_S8, "ab"), LG_OK);
+    cr_assert_eq(lg_md_init_tag(&many, 2, dims, LG_S8, "any"), LG_OK);
+    cr_assert_eq(lg_binary_create_select(&k, &md, &md, NULL, &md, NULL), LG_INVALID_ARGUMENT);
+    cr_assert(strstr(lg_last_error(), "lg_binary_create_select") && strstr(lg_last_error(), "cond"),
+              "%s", lg_last_error());
+    cr_assert_eq(lg_binary_create_select(&k, &md, &md, &mb, &md, NULL), LG_INVALID_ARGUMENT);
+    cr_assert(strstr(lg_last_error(), "cond dims[1] = 2"), "%s", lg_last_error());
+    cr_assert_eq(lg_binary_create_select(&k, &md, &md, &many, &md, NULL), LG_INVALID_ARGUMENT);
+    cr_assert(strstr(lg_last_error(), "cond md is 'any'"), "%s", lg_last_error());
 }
