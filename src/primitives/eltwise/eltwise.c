@@ -30,8 +30,8 @@
 #include "primitives/attr.h"
 #include "primitives/binary/postops.h"
 #include "primitives/cache.h"
-#include "primitives/eltwise/layout.h"
-#include "primitives/reorder/cvt.h"
+#include "primitives/layout.h"
+#include "primitives/simd/cvt.h"
 
 #include <omp.h>
 #include <string.h>
