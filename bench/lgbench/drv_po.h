@@ -6,7 +6,7 @@
 
 #include "drv_common.h"
 
-#include "primitives/binary/postops.h"
+#include "primitives/postops.h"
 
 typedef struct lgb_po_bufs {
     lg_attr *attr;

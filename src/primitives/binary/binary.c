@@ -37,7 +37,7 @@
 #include "primitives/binary/binary.h"
 
 #include "memory/convert.h"
-#include "primitives/binary/postops.h"
+#include "primitives/postops.h"
 #include "primitives/cache.h"
 #include "primitives/layout.h"
 #include "primitives/simd/cvt.h"

@@ -3,7 +3,7 @@
 #include "primitives/binary/binary.h"
 
 #include "memory/convert.h"
-#include "primitives/binary/postops.h"
+#include "primitives/postops.h"
 
 #include <string.h>
 

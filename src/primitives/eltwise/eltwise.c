@@ -28,7 +28,7 @@
 
 #include "memory/convert.h"
 #include "primitives/attr.h"
-#include "primitives/binary/postops.h"
+#include "primitives/postops.h"
 #include "primitives/cache.h"
 #include "primitives/layout.h"
 #include "primitives/simd/cvt.h"

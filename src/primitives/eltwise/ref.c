@@ -3,7 +3,7 @@
 #include "primitives/eltwise/eltwise.h"
 
 #include "memory/convert.h"
-#include "primitives/binary/postops.h"
+#include "primitives/postops.h"
 
 #include <math.h>
 #include <string.h>

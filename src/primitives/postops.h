@@ -14,13 +14,13 @@
  *    (a constant fill where src1 broadcasts that dim).
  * The operation itself always runs on the ISA's vector kernels
  * (binary.h's vv / pat, eltwise.h's f32 kernels). */
-#ifndef LG_PRIMITIVES_BINARY_POSTOPS_H
-#define LG_PRIMITIVES_BINARY_POSTOPS_H
+#ifndef LG_PRIMITIVES_POSTOPS_H
+#define LG_PRIMITIVES_POSTOPS_H
 
 #include "primitives/attr.h"
 #include "primitives/binary/binary.h"
 #include "primitives/eltwise/eltwise.h"
-#include "primitives/reorder/cvt.h"
+#include "primitives/simd/cvt.h"
 
 /* Elements per chunk of the engine (its stack buffers). */
 #define LG_PO_CHUNK 512
@@ -139,4 +139,4 @@ LG_INTERNAL void lg__po_store(const lg__po_plan *p, const float *in, void *buf, 
 LG_INTERNAL void lg__po_run(const lg__po_plan *p, float *acc, int64_t x, int64_t m, const void *dst,
                             const void *const *src1);
 
-#endif /* LG_PRIMITIVES_BINARY_POSTOPS_H */
+#endif /* LG_PRIMITIVES_POSTOPS_H */

@@ -1,8 +1,8 @@
 /* Post-op chains of the eltwise and binary kernels (postops.h). */
-#include "primitives/binary/postops.h"
+#include "primitives/postops.h"
 
 #include "memory/convert.h"
-#include "primitives/eltwise/layout.h"
+#include "primitives/layout.h"
 #include "primitives/kernel.h"
 
 #include <string.h>
