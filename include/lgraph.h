@@ -285,6 +285,22 @@ typedef enum lg_eltwise_alg {
                            * max(0, min(1, alpha * x + beta)) (oneDNN 2.7+ forms; 2.6's fixed
                            * hardswish is alpha = 1/6, beta = 1/2) */
 
+/* Binary algorithms. */
+typedef enum lg_binary_alg {
+    LG_BINARY_ADD,
+    LG_BINARY_SUB,
+    LG_BINARY_MUL,
+    LG_BINARY_DIV,
+    LG_BINARY_MIN,
+    LG_BINARY_MAX,
+    LG_BINARY_GE, /* comparisons: 1 where src0 (op) src1 holds, else 0; false on NaN, */
+    LG_BINARY_GT, /* but for NE, true on NaN */
+    LG_BINARY_LE,
+    LG_BINARY_LT,
+    LG_BINARY_EQ,
+    LG_BINARY_NE,
+} lg_binary_alg;
+
 /* Execution argument ids (as oneDNN's DNNL_ARG_*). */
 enum {
     LG_ARG_SRC = 1,
@@ -327,6 +343,8 @@ LG_API void lg_attr_destroy(lg_attr *attr);
  * naming a dim the tensor lacks is rejected when the kernel is created.
  */
 LG_API lg_status lg_attr_set_scales(lg_attr *attr, int arg, int mask);
+/* (Binary kernels also take scales on src1: arg LG_ARG_SRC + 1, values as
+ * LG_ARG_ATTR_SCALES | (LG_ARG_SRC + 1); see lg_binary_create_attr.) */
 
 /* As lg_attr_set_scales, for zero points: s32 values passed as
  * LG_ARG_ATTR_ZERO_POINTS | arg. */
@@ -337,6 +355,31 @@ LG_API lg_status lg_attr_append_sum(lg_attr *attr, float beta);
 
 /* Append an eltwise post-op applied to the result so far. */
 LG_API lg_status lg_attr_append_eltwise(lg_attr *attr, lg_eltwise_alg alg, float alpha, float beta);
+
+/* Execution argument of the src1 tensor of post-op `i` (0-based position in
+ * the chain) appended by lg_attr_append_binary, as oneDNN's
+ * DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1. */
+#define LG_ARG_ATTR_MULTIPLE_POST_OP_BASE 16384
+#define LG_ARG_ATTR_POST_OP_SRC1(i)                                                                \
+    (LG_ARG_ATTR_MULTIPLE_POST_OP_BASE * ((i) + 1) | (LG_ARG_SRC + 1))
+
+/*
+ * Append a binary post-op: the result so far r becomes alg(r, src1[i']) in
+ * f32, where i' is the result's logical index with 0 on every dim where
+ * src1's extent is 1 (numpy broadcast against dst: each src1 dim equals
+ * dst's or is 1, same ndims; e.g. all 1 is one value for the whole tensor,
+ * 1 x C x 1 x 1 one per channel, dst's dims one per element). src1 may have
+ * any layout, or be "any" (the kernel then takes dst's tag on src1's dims;
+ * lg_kernel_query_md(k, LG_ARG_ATTR_POST_OP_SRC1(i), ...) tells), and type
+ * f32, bf16, f16, s32, s8 or u8 (read as f32). The md is copied. Its data is
+ * passed at execution as argument LG_ARG_ATTR_POST_OP_SRC1(i), i being the
+ * post-op's position in the chain. Taken by lg_eltwise_create_attr and
+ * lg_binary_create_attr; other kernels refuse it (LG_UNIMPLEMENTED). Whether
+ * src1's dims broadcast against dst is checked when the kernel is created.
+ * LG_INVALID_ARGUMENT for a NULL attr or src1, an unknown alg, an invalid
+ * src1 md, a type outside those six, or a full chain.
+ */
+LG_API lg_status lg_attr_append_binary(lg_attr *attr, lg_binary_alg alg, const lg_md *src1);
 
 /* ------------------------------------------------------------------------ */
 /* Kernels (primitives)                                                     */
@@ -412,33 +455,69 @@ LG_API lg_status lg_shuffle_create_layouts(lg_kernel **k, lg_prop prop, const lg
 LG_API lg_status lg_eltwise_create(lg_kernel **k, lg_eltwise_alg alg, float alpha, float beta,
                                    const lg_md *src, const lg_md *dst);
 
-/* Binary algorithms. */
-typedef enum lg_binary_alg {
-    LG_BINARY_ADD,
-    LG_BINARY_SUB,
-    LG_BINARY_MUL,
-    LG_BINARY_DIV,
-    LG_BINARY_MIN,
-    LG_BINARY_MAX,
-    LG_BINARY_GE, /* comparisons: 1 where src0 (op) src1 holds, else 0; false on NaN, */
-    LG_BINARY_GT, /* but for NE, true on NaN */
-    LG_BINARY_LE,
-    LG_BINARY_LT,
-    LG_BINARY_EQ,
-    LG_BINARY_NE,
-} lg_binary_alg;
+/*
+ * lg_eltwise_create with an attribute: dst = chain(f(src)), the post-op
+ * chain of attr (sums: + beta * dst_old, dst_old being what dst held before
+ * the call, which is src when in place; eltwise post-ops; binary post-ops,
+ * see lg_attr_append_binary) applied in f32 to each element in order, then
+ * converted to dst's type once. attr may be NULL (lg_eltwise_create); it may
+ * hold no scales or zero points (LG_UNIMPLEMENTED). Arguments: LG_ARG_SRC,
+ * LG_ARG_DST and LG_ARG_ATTR_POST_OP_SRC1(i) for each binary post-op i.
+ * Dense layouts run the ISA's vector path with the chain fused (the binary
+ * post-ops' values read in place or gathered); others run the reference.
+ * Errors as lg_eltwise_create's, plus LG_INVALID_ARGUMENT for a binary
+ * post-op whose src1 does not broadcast against dst (lg_last_error names
+ * the post-op and the dim).
+ */
+LG_API lg_status lg_eltwise_create_attr(lg_kernel **k, lg_eltwise_alg alg, float alpha, float beta,
+                                        const lg_md *src, const lg_md *dst, const lg_attr *attr);
 
 /*
  * dst = src0 (op) src1, computed in f32, for f32, bf16, f16, s8 and u8
- * (saturating, rounded to nearest even, as lg_reorder converts). src1 is
- * broadcast numpy-style: each of its dims equals src0's or is 1 (same ndims).
- * src0, src1 and dst may have different layouts; dst "any" takes src0's
- * layout, src1 "any" src0's tag on src1's dims (row-major when src0's
- * layout is not a tag's; lg_kernel_query_md tells). Comparisons (GE..NE)
+ * (saturating, rounded to nearest even, as lg_reorder converts). Both
+ * sources broadcast numpy-style against dst (same ndims): each of their dims
+ * equals dst's or is 1, and each dst dim is src0's or src1's (a src0 dim of
+ * 1 against a larger src1 dim is src0 broadcast). src0, src1 and dst may
+ * have different layouts; dst "any" takes src0's layout (src0's tag on
+ * dst's dims when src0 broadcasts), src1 "any" src0's tag on src1's dims
+ * (row-major when src0's layout is not a tag's; lg_kernel_query_md tells). Comparisons (GE..NE)
  * give 1 or 0 in dst's type. Arguments: LG_ARG_SRC (src0), LG_ARG_SRC + 1 (src1), LG_ARG_DST.
  */
 LG_API lg_status lg_binary_create(lg_kernel **k, lg_binary_alg alg, const lg_md *src0,
                                   const lg_md *src1, const lg_md *dst);
+
+/*
+ * lg_binary_create with an attribute:
+ *     dst = chain(scale0 * src0 (op) scale1 * src1)
+ * in f32, converted to dst's type once. scale0 / scale1 are attr's scales on
+ * LG_ARG_SRC / LG_ARG_SRC + 1 (lg_attr_set_scales, mask 0 only: one f32
+ * value each, passed as LG_ARG_ATTR_SCALES | LG_ARG_SRC and
+ * LG_ARG_ATTR_SCALES | (LG_ARG_SRC + 1)); the chain is attr's post-ops as in
+ * lg_eltwise_create_attr (a sum's dst_old is what dst held, src0 when in
+ * place). attr may be NULL (lg_binary_create). LG_UNIMPLEMENTED for dst
+ * scales, zero points or a scale mask other than 0; LG_INVALID_ARGUMENT for
+ * a binary post-op whose src1 does not broadcast against dst. Arguments:
+ * those of lg_binary_create, the scales asked for, and
+ * LG_ARG_ATTR_POST_OP_SRC1(i) for each binary post-op i. When dst is dense
+ * and src0 has dst's layout the ISA's vector path runs with the chain
+ * fused; other layouts run the reference.
+ */
+LG_API lg_status lg_binary_create_attr(lg_kernel **k, lg_binary_alg alg, const lg_md *src0,
+                                       const lg_md *src1, const lg_md *dst, const lg_attr *attr);
+
+/*
+ * Binary select (oneDNN's binary_select): dst = cond != 0 ? src0 : src1,
+ * element by element, then attr's scales and chain as lg_binary_create_attr
+ * (the scales multiply the selected source). cond (oneDNN's src2) has dst's
+ * ndims and broadcasts against dst like src0 and src1; its type is s8, u8,
+ * s32, f32, bf16 or f16 (any non-zero value selects src0). Arguments:
+ * lg_binary_create_attr's plus LG_ARG_SRC + 2 (cond). Runs the reference
+ * ("binary:ref"). LG_INVALID_ARGUMENT for a NULL, invalid or "any" cond md
+ * or one that does not broadcast (lg_last_error names cond and the dim),
+ * and lg_binary_create_attr's errors.
+ */
+LG_API lg_status lg_binary_create_select(lg_kernel **k, const lg_md *src0, const lg_md *src1,
+                                         const lg_md *cond, const lg_md *dst, const lg_attr *attr);
 
 /* Convolution geometry. Entries beyond the spatial rank (src ndims - 2) are
  * ignored. dilates use oneDNN's convention: 0 is a dense kernel. pad_l and

@@ -10,7 +10,7 @@ set(LGB_DIR ${CMAKE_CURRENT_SOURCE_DIR}/lgbench)
 set(LGB_SOURCES ${LGB_DIR}/main.c ${LGB_DIR}/batch.c ${LGB_DIR}/jobs.c ${LGB_DIR}/parse.c
     ${LGB_DIR}/check.c ${LGB_DIR}/report.c ${LGB_DIR}/perf.c ${LGB_DIR}/drv_common.c
     ${LGB_DIR}/drv_reorder.c ${LGB_DIR}/drv_shuffle.c ${LGB_DIR}/drv_eltwise.c
-    ${LGB_DIR}/drv_binary.c ${LGB_DIR}/conv_desc.c
+    ${LGB_DIR}/drv_binary.c ${LGB_DIR}/drv_po.c ${LGB_DIR}/conv_desc.c
     ${LGB_DIR}/drv_pool.c ${LGB_DIR}/drv_softmax.c ${LGB_DIR}/drv_bnorm.c
     ${LGB_DIR}/drv_concat.c ${LGB_DIR}/drv_ip.c)
 set(LGB_HAVE_CONV 0)

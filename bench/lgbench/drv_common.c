@@ -89,8 +89,14 @@ bool lgb_attr_build(const lgb_attr_spec *spec, const lg_md *src, const lg_md *ds
             for (int64_t k = 0; k < n; k++) b->zps[i][k] = lgb_zp_value(spec->zps[i].value, k);
         }
     }
+    if (spec->src1_scale.set)
+        return lgb_skip(res, "attribute not implemented in lgraph", "src1 scales"), false;
     for (int i = 0; i < spec->npost; i++) {
         const lgb_post *p = &spec->post[i];
+        if (p->kind == LGB_POST_BINARY)
+            return lgb_skip(res, "attribute not implemented in lgraph",
+                            "binary post-op (eltwise and binary kernels only)"),
+                   false;
         /* The algorithms from pow on are eltwise kernels only, not post-ops. */
         if (p->kind == LGB_POST_ELTWISE && p->alg >= LG_ELTWISE_POW)
             return lgb_skip(res, "eltwise post-op algorithm not implemented in lgraph",

@@ -246,8 +246,10 @@ static bool parse_float(const char *s, float *v) {
     return !errno && *e == '\0';
 }
 
-/* ARG:POLICY[:VALUE] entries joined by '+'; is_zp selects integer values. */
-static bool parse_quant(const char *s, lgb_arg_quant *q, bool is_zp, char *err, size_t len) {
+/* ARG:POLICY[:VALUE] entries joined by '+'; is_zp selects integer values;
+ * src1 takes "src1:" entries (NULL: none). */
+static bool parse_quant(const char *s, lgb_arg_quant *q, lgb_arg_quant *src1, bool is_zp, char *err,
+                        size_t len) {
     char items[LG_MAX_POST_OPS][64];
     if (!*s) return true;
     int n = split(s, '+', items, LG_MAX_POST_OPS);
@@ -264,7 +266,11 @@ static bool parse_quant(const char *s, lgb_arg_quant *q, bool is_zp, char *err, 
                      is_zp ? ":ZERO_POINT" : "[:SCALE]");
             return false;
         }
-        int arg = !strcmp(f[0], "src") || !strcmp(f[0], "src0") ? 0 : !strcmp(f[0], "dst") ? 1 : -1;
+        int arg = !strcmp(f[0], "src") || !strcmp(f[0], "src0") ? 0
+                  : !strcmp(f[0], "dst")                        ? 1
+                  : src1 && !strcmp(f[0], "src1")               ? 2
+                                                                : -1;
+        lgb_arg_quant *qa = arg == 2 ? src1 : arg >= 0 ? &q[arg] : NULL;
         if (arg < 0 && (!strcmp(f[0], "src1") || !strcmp(f[0], "wei") ||
                         !strncmp(f[0], "attr_post_op", 12) || !strcmp(f[0], "bia"))) {
             snprintf(err, len, "%s'%s': lgraph has no %s on %s", LGB_UNIMPL_MARK, items[i],
@@ -299,9 +305,9 @@ static bool parse_quant(const char *s, lgb_arg_quant *q, bool is_zp, char *err, 
                          nf == 4 ? " in groups" : "");
                 return false;
             }
-            q[arg].set = true;
-            q[arg].mask = mask;
-            q[arg].value = 1.0f; /* a scale of 1, a zero point of 1 */
+            qa->set = true;
+            qa->mask = mask;
+            qa->value = 1.0f; /* a scale of 1, a zero point of 1 */
             continue;
         }
         if (nf == 3) {
@@ -322,19 +328,72 @@ static bool parse_quant(const char *s, lgb_arg_quant *q, bool is_zp, char *err, 
             snprintf(err, len, "'%s': expected ARG:POLICY:ZERO_POINT", items[i]);
             return false;
         }
-        q[arg].set = true;
-        q[arg].mask = mask;
-        q[arg].value = v;
+        qa->set = true;
+        qa->mask = mask;
+        qa->value = v;
     }
     return true;
 }
 
 bool lgb_parse_scales(const char *s, lgb_attr_spec *a, char *err, size_t len) {
-    return parse_quant(s, a->scales, false, err, len);
+    return parse_quant(s, a->scales, &a->src1_scale, false, err, len);
 }
 
 bool lgb_parse_zero_points(const char *s, lgb_attr_spec *a, char *err, size_t len) {
-    return parse_quant(s, a->zps, true, err, len);
+    return parse_quant(s, a->zps, NULL, true, err, len);
+}
+
+/* A binary post-op's MASK_INPUT: a policy name or a non-negative integer. */
+static bool binary_mask(const char *s, int *mask) {
+    static const struct {
+        const char *name;
+        int mask;
+    } t[] = {{"per_dim_03", 9},
+             {"per_dim_12", 6},
+             {"per_dim_013", 11},
+             {"per_mb_spatial", LGB_MASK_MB_SPATIAL},
+             {"per_spatial", LGB_MASK_SPATIAL},
+             {"per_mb_w", LGB_MASK_MB_W},
+             {"per_w", LGB_MASK_W}};
+    int m = policy_mask(s, strlen(s));
+    if (m != -1) {
+        *mask = m;
+        return true;
+    }
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (!strcmp(s, t[i].name)) {
+            *mask = t[i].mask;
+            return true;
+        }
+    char *e;
+    long v = strtol(s, &e, 10);
+    if (!*s || *e || v < 0 || v >= (1L << LG_MAX_NDIMS)) return false;
+    *mask = (int)v;
+    return true;
+}
+
+/* BINARY:DT[:MASK_INPUT[:TAG]] (f[0] already parsed as b). */
+static bool parse_binary_post(const char *item, char f[][64], int nf, lg_binary_alg b, lgb_post *p,
+                              char *err, size_t len) {
+    if (nf < 2) {
+        snprintf(err, len, "'%s': a binary post-op needs a data type (ALG:DT[:MASK[:TAG]])", item);
+        return false;
+    }
+    if (!lgb_parse_dt(f[1], &p->dt)) {
+        bool oos = lgb_dt_out_of_scope(f[1]);
+        snprintf(err, len, "%s'%s': %s data type '%s'", oos ? LGB_UNIMPL_MARK : "", item,
+                 oos ? "lgraph has no binary post-op of" : "unknown", f[1]);
+        return false;
+    }
+    p->kind = LGB_POST_BINARY;
+    p->balg = b;
+    p->mask = 0;
+    if (nf >= 3 && !binary_mask(f[2], &p->mask)) {
+        snprintf(err, len, "'%s': unknown policy or mask '%s'", item, f[2]);
+        return false;
+    }
+    snprintf(p->tag, sizeof p->tag, "%s", nf >= 4 ? f[3] : "any");
+    return true;
 }
 
 bool lgb_parse_post_ops(const char *s, lgb_attr_spec *a, char *err, size_t len) {
@@ -357,8 +416,12 @@ bool lgb_parse_post_ops(const char *s, lgb_attr_spec *a, char *err, size_t len) 
             return false;
         }
         lg_binary_alg b;
-        if (lgb_parse_binary_alg(f[0], &b) || !strcasecmp(f[0], "prelu") ||
-            !strncasecmp(f[0], "dw", 2) || lgb_eltwise_out_of_scope(f[0])) {
+        if (lgb_parse_binary_alg(f[0], &b)) {
+            if (!parse_binary_post(items[i], f, nf, b, p, err, len)) return false;
+            continue;
+        }
+        if (!strcasecmp(f[0], "prelu") || !strncasecmp(f[0], "dw", 2) ||
+            lgb_eltwise_out_of_scope(f[0])) {
             snprintf(err, len, "%s'%s': lgraph has no post-op '%s'", LGB_UNIMPL_MARK, items[i],
                      f[0]);
             return false;
@@ -398,9 +461,25 @@ bool lgb_parse_post_ops(const char *s, lgb_attr_spec *a, char *err, size_t len) 
 }
 
 bool lgb_mask_resolve(int mask, int ndims, int *out) {
-    if (mask == LGB_MASK_ALL) {
-        *out = (1 << ndims) - 1;
+    const int all = (1 << ndims) - 1, last = 1 << (ndims - 1);
+    switch (mask) {
+    case LGB_MASK_ALL:
+        *out = all;
         return true;
+    case LGB_MASK_MB_SPATIAL:
+        *out = all & ~2;
+        return ndims >= 3;
+    case LGB_MASK_SPATIAL:
+        *out = all & ~3;
+        return ndims >= 3;
+    case LGB_MASK_MB_W:
+        *out = 1 | last;
+        return ndims >= 3;
+    case LGB_MASK_W:
+        *out = last;
+        return ndims >= 3;
+    default:
+        break;
     }
     if (mask >> ndims) return false;
     *out = mask;

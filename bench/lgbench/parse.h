@@ -67,30 +67,46 @@ void lgb_tag_for_rank(const char *tag, int ndims, char *out, size_t len);
  * mask; LGB_MASK_ALL stands for per_tensor (every dim), resolved by
  * lgb_mask_resolve once ndims is known. */
 #define LGB_MASK_ALL (-2)
+/* Binary post-op policies whose mask depends on ndims: dims 0 and 2.. (per_mb_spatial),
+ * 2.. (per_spatial), 0 and the last (per_mb_w), the last (per_w). */
+#define LGB_MASK_MB_SPATIAL (-3)
+#define LGB_MASK_SPATIAL    (-4)
+#define LGB_MASK_MB_W       (-5)
+#define LGB_MASK_W          (-6)
 typedef struct lgb_arg_quant {
     bool set;
     int mask;
     float value; /* the scale, or the zero point */
 } lgb_arg_quant;
 
-typedef enum lgb_post_kind { LGB_POST_SUM = 1, LGB_POST_ELTWISE = 2 } lgb_post_kind;
+typedef enum lgb_post_kind {
+    LGB_POST_SUM = 1,
+    LGB_POST_ELTWISE = 2,
+    LGB_POST_BINARY = 3
+} lgb_post_kind;
 
 typedef struct lgb_post {
     lgb_post_kind kind;
     lg_eltwise_alg alg;
     float alpha, beta; /* eltwise */
     float scale;       /* sum's beta */
+    /* binary: algorithm, src1's type, mask (or an LGB_MASK_* policy) and tag */
+    lg_binary_alg balg;
+    lg_dtype dt;
+    int mask;
+    char tag[48];
 } lgb_post;
 
 /* What --attr-scales, --attr-zero-points and --attr-post-ops ask for.
  * Index 0 is the source argument, 1 the destination. */
 typedef struct lgb_attr_spec {
     lgb_arg_quant scales[2], zps[2];
+    lgb_arg_quant src1_scale; /* binary's src1 ("src1:...") */
     int npost;
     lgb_post post[LG_MAX_POST_OPS];
 } lgb_attr_spec;
 
-/* --attr-scales=ARG:POLICY[:SCALE][+...]: ARG is src (src0) or dst; POLICY
+/* --attr-scales=ARG:POLICY[:SCALE][+...]: ARG is src (src0), src1 or dst; POLICY
  * common, per_dim_0, per_dim_1, per_dim_01, per_dim_2, per_dim_3,
  * per_dim_23, per_dim_023, per_oc (= per_dim_1), per_tensor; SCALE a float
  * (default 1; a trailing '*', benchdnn's old run-time mark, is accepted).
@@ -100,12 +116,16 @@ bool lgb_parse_scales(const char *s, lgb_attr_spec *a, char *err, size_t len);
 /* --attr-zero-points=ARG:POLICY:ZP[+...]: as scales, ZP an integer. */
 bool lgb_parse_zero_points(const char *s, lgb_attr_spec *a, char *err, size_t len);
 
-/* --attr-post-ops=OP[+OP...]: sum[:BETA] or ELTWISE[:ALPHA[:BETA]] with an
- * eltwise name as above. */
+/* --attr-post-ops=OP[+OP...]: sum[:BETA], ELTWISE[:ALPHA[:BETA]] with an
+ * eltwise name as above, or BINARY:DT[:MASK_INPUT[:TAG]] with a binary name
+ * (add ... ne), src1's data type, a policy (common, per_oc, per_dim_0, 1,
+ * 01, 2, 3, 23, 023, 03, 12, 013, per_tensor, per_mb_spatial, per_spatial,
+ * per_mb_w, per_w) or an integer mask (default common), and src1's tag
+ * (default any). */
 bool lgb_parse_post_ops(const char *s, lgb_attr_spec *a, char *err, size_t len);
 
-/* The concrete mask for a tensor of ndims dims; false if the mask names a
- * dim the tensor lacks. */
+/* The concrete mask for a tensor of ndims dims (LGB_MASK_* policies
+ * resolved); false if the mask names a dim the tensor lacks. */
 bool lgb_mask_resolve(int mask, int ndims, int *out);
 
 /* The i-th per-index value benchdnn-style: a spread of values around

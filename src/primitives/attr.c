@@ -10,6 +10,7 @@ void lg__attr_init(struct lg_attr *a) {
     memset(a, 0, sizeof *a);
     a->scale_mask[0] = a->scale_mask[1] = -1;
     a->zp_mask[0] = a->zp_mask[1] = -1;
+    a->scale_mask_src1 = -1;
 }
 
 lg_status lg_attr_create(lg_attr **attr) {
@@ -25,15 +26,18 @@ void lg_attr_destroy(lg_attr *attr) {
     lg__free(attr);
 }
 
-/* Slot of a scale / zero-point argument: 0 for LG_ARG_SRC, 1 for LG_ARG_DST. */
+/* Slot of a scale / zero-point argument: 0 for LG_ARG_SRC, 1 for LG_ARG_DST,
+ * 2 for LG_ARG_SRC + 1 (binary's src1; scales only). */
 static lg_status arg_slot(int arg, int mask, const char *where, int *slot) {
-    if (arg != LG_ARG_SRC && arg != LG_ARG_DST)
+    bool scales = !strcmp(where, "lg_attr_set_scales");
+    if (arg != LG_ARG_SRC && arg != LG_ARG_DST && !(scales && arg == LG_ARG_SRC + 1))
         return lg__error(LG_INVALID_ARGUMENT, where,
-                         "arg %d: only LG_ARG_SRC (1) and LG_ARG_DST (17) take it", arg);
+                         "arg %d: only LG_ARG_SRC (1)%s and LG_ARG_DST (17) take it", arg,
+                         scales ? ", LG_ARG_SRC + 1 (2)" : "");
     if (mask < 0 || mask >= (1 << LG_MAX_NDIMS))
         return lg__error(LG_INVALID_ARGUMENT, where, "mask 0x%x names dims beyond %d", mask,
                          LG_MAX_NDIMS - 1);
-    *slot = arg == LG_ARG_SRC ? 0 : 1;
+    *slot = arg == LG_ARG_SRC ? 0 : arg == LG_ARG_DST ? 1 : 2;
     return LG_OK;
 }
 
@@ -41,7 +45,10 @@ lg_status lg_attr_set_scales(lg_attr *attr, int arg, int mask) {
     if (!attr) return LG_ERROR(LG_INVALID_ARGUMENT, "attr is NULL");
     int slot = 0;
     LG_CHECK(arg_slot(arg, mask, __func__, &slot));
-    attr->scale_mask[slot] = mask;
+    if (slot == 2)
+        attr->scale_mask_src1 = mask;
+    else
+        attr->scale_mask[slot] = mask;
     return LG_OK;
 }
 
@@ -84,6 +91,25 @@ lg_status lg_attr_append_eltwise(lg_attr *attr, lg_eltwise_alg alg, float alpha,
     return LG_OK;
 }
 
+lg_status lg_attr_append_binary(lg_attr *attr, lg_binary_alg alg, const lg_md *src1) {
+    if (!attr) return LG_ERROR(LG_INVALID_ARGUMENT, "attr is NULL");
+    if ((int)alg < LG_BINARY_ADD || (int)alg > LG_BINARY_NE)
+        return LG_ERROR(LG_INVALID_ARGUMENT, "alg %d is not an lg_binary_alg", (int)alg);
+    LG_CHECK(lg__md_check(src1, __func__, "src1 md"));
+    lg_dtype dt = src1->dtype;
+    if (dt != LG_F32 && dt != LG_BF16 && dt != LG_F16 && dt != LG_S32 && dt != LG_S8 && dt != LG_U8)
+        return LG_ERROR(
+            LG_INVALID_ARGUMENT,
+            "src1 md data type %s: a binary post-op takes f32, bf16, f16, s32, s8 or u8",
+            lg_dtype_str(dt));
+    lg__post_op *op = NULL;
+    LG_CHECK(append(attr, __func__, &op));
+    op->kind = LG_POST_BINARY;
+    op->alg = (int32_t)alg;
+    attr->post_md[attr->npost - 1] = *src1;
+    return LG_OK;
+}
+
 lg_status lg__attr_check_post_only(const struct lg_attr *attr, const char *kind,
                                    const char *where) {
     if (!attr) return LG_OK;
@@ -95,8 +121,16 @@ lg_status lg__attr_check_post_only(const struct lg_attr *attr, const char *kind,
             return lg__error(LG_UNIMPLEMENTED, where, "attr has %s zero points: f32 %s takes none",
                              i ? "dst" : "src", kind);
     }
+    if (attr->scale_mask_src1 >= 0)
+        return lg__error(LG_UNIMPLEMENTED, where, "attr has src1 scales: f32 %s takes none", kind);
     if (attr->npost < 0 || attr->npost > LG_MAX_POST_OPS)
         return lg__error(LG_INVALID_ARGUMENT, where, "attr has %d post-ops", attr->npost);
+    for (int i = 0; i < attr->npost; i++)
+        if (attr->post[i].kind == LG_POST_BINARY)
+            return lg__error(LG_UNIMPLEMENTED, where,
+                             "attr post-op %d is a binary post-op: %s takes sum and eltwise "
+                             "post-ops only",
+                             i, kind);
     for (int i = 0; i < attr->npost; i++)
         if (attr->post[i].kind != LG_POST_SUM && attr->post[i].kind != LG_POST_ELTWISE)
             return lg__error(LG_INVALID_ARGUMENT, where, "attr post-op %d has kind %d", i,

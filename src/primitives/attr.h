@@ -4,7 +4,14 @@
 
 #include "common/common.h"
 
-typedef enum lg__post_kind { LG_POST_SUM = 1, LG_POST_ELTWISE = 2 } lg__post_kind;
+/* Binary post-ops (LG_POST_BINARY) are taken by the eltwise and binary
+ * kernels only; their alg is an lg_binary_alg and their src1 md sits in
+ * lg_attr's post_md. */
+typedef enum lg__post_kind {
+    LG_POST_SUM = 1,
+    LG_POST_ELTWISE = 2,
+    LG_POST_BINARY = 3
+} lg__post_kind;
 
 /* One post-op. Zeroed before filling: it is part of kernel-cache keys. */
 typedef struct lg__post_op {
@@ -20,14 +27,16 @@ struct lg_attr {
     int32_t zp_mask[2];
     int32_t npost;
     lg__post_op post[LG_MAX_POST_OPS];
+    int32_t scale_mask_src1;        /* binary's src1 scales (-1: not set) */
+    lg_md post_md[LG_MAX_POST_OPS]; /* src1 of each binary post-op, as given */
 };
 
 /* An attribute with nothing set (what a NULL lg_attr * means). */
 LG_INTERNAL void lg__attr_init(struct lg_attr *a);
 
 /* The check of an f32 compute kernel (conv, inner product) that takes a
- * post-op chain and nothing else: scales or zero points are
- * LG_UNIMPLEMENTED, a bad chain LG_INVALID_ARGUMENT; errors name `where`
+ * post-op chain and nothing else: scales, zero points or binary post-ops
+ * are LG_UNIMPLEMENTED, a bad chain LG_INVALID_ARGUMENT; errors name `where`
  * (NULL: none recorded) and `kind` ("conv"). attr may be NULL. */
 LG_INTERNAL lg_status lg__attr_check_post_only(const struct lg_attr *attr, const char *kind,
                                                const char *where);

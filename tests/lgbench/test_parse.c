@@ -185,9 +185,28 @@ Test(parse, named_dims_and_unimplemented_values) {
     cr_assert_not(lgb_dt_out_of_scope("f33"));
     lgb_attr_spec a;
     char err[200];
-    /* benchdnn's binary post-ops are valid, lgraph lacks them: marked. */
-    cr_assert_not(lgb_parse_post_ops("add:f32+mul:f32:per_oc", &a, err, sizeof err));
+    /* benchdnn's binary post-ops: ALG:DT[:MASK_INPUT[:TAG]]. */
+    cr_assert(lgb_parse_post_ops("add:f32+mul:s8:per_oc+ge:bf16:13:acdb+div:f32:per_mb_spatial", &a,
+                                 err, sizeof err),
+              "%s", err);
+    cr_assert_eq(a.npost, 4);
+    cr_assert(a.post[0].kind == LGB_POST_BINARY && a.post[0].balg == LG_BINARY_ADD &&
+              a.post[0].dt == LG_F32 && a.post[0].mask == 0 && !strcmp(a.post[0].tag, "any"));
+    cr_assert(a.post[1].balg == LG_BINARY_MUL && a.post[1].dt == LG_S8 && a.post[1].mask == 2);
+    cr_assert(a.post[2].balg == LG_BINARY_GE && a.post[2].mask == 13 &&
+              !strcmp(a.post[2].tag, "acdb"));
+    int m = 0;
+    cr_assert(lgb_mask_resolve(a.post[3].mask, 4, &m) && m == 13);
+    cr_assert_not(lgb_mask_resolve(a.post[3].mask, 2, &m));
+    cr_assert_not(lgb_parse_post_ops("add", &a, err, sizeof err));
+    cr_assert(strstr(err, "data type"), "%s", err);
+    cr_assert_not(lgb_parse_post_ops("add:f32:per_bogus", &a, err, sizeof err));
+    cr_assert(strstr(err, "policy"), "%s", err);
+    cr_assert_not(lgb_parse_post_ops("add:f64", &a, err, sizeof err));
     cr_assert(!strncmp(err, LGB_UNIMPL_MARK, strlen(LGB_UNIMPL_MARK)), "%s", err);
+    memset(&a, 0, sizeof a);
+    cr_assert(lgb_parse_scales("src:common:0.25+src1:common:0.5", &a, err, sizeof err), "%s", err);
+    cr_assert(a.scales[0].set && a.src1_scale.set && a.src1_scale.value == 0.5f);
     cr_assert_not(lgb_parse_post_ops("addd:f32", &a, err, sizeof err));
     cr_assert(strstr(err, "unknown post-op"), "%s", err);
     lg_binary_alg b;

@@ -26,10 +26,18 @@
  *  - generic: anything else (other layouts, other broadcasts, s8 / u8
  *    operands): per-dim
  *    offset tables (layout.h), scalar, split across threads by rows of the
- *    last dim, then dst's padding zeroed. */
+ *    last dim, then dst's padding zeroed.
+ * With scales or post-ops (lg_binary_create_attr):
+ *  - attr: dst dense and src0 in dst's layout: chunks of dst's physical
+ *    order through an f32 buffer: src0 (scaled), src1 read as a post-op
+ *    operand (binary/postops.h: one value, in place, or gathered; scaled),
+ *    the operation and the chain on the ISA's kernels, one store; dst's
+ *    padding zeroed afterwards.
+ *  - "binary:ref": any other layout: the reference with scales and chain. */
 #include "primitives/binary/binary.h"
 
 #include "memory/convert.h"
+#include "primitives/postops.h"
 #include "primitives/cache.h"
 #include "primitives/layout.h"
 #include "primitives/simd/cvt.h"
@@ -50,7 +58,17 @@
 /* Floats of the bcast_last / bcast_scalar tile (on the stack). */
 #define TILE 2048
 
-enum { MODE_SAME, MODE_CHANNEL, MODE_LAST, MODE_GENERIC };
+enum { MODE_SAME, MODE_CHANNEL, MODE_LAST, MODE_GENERIC, MODE_ATTR, MODE_REF };
+
+/* The cache key: the problem, the scale masks of src0 and src1 (-1: none)
+ * and the post-op chain (all unset without an attribute). */
+typedef struct binary_key {
+    lg__binary_pd pd;
+    int32_t scale_mask[2];
+    lg__po_spec po;
+    int32_t select; /* lg_binary_create_select: cond is src2 */
+    lg_md src2;
+} binary_key;
 
 typedef struct binary_data {
     lg__binary_pd pd;
@@ -74,6 +92,16 @@ typedef struct binary_data {
     /* generic: tables over dst's dims (src1's broadcast), rows of the last dim */
     int64_t *t0, *t1, *td;
     int64_t *padtab; /* dst's tables over its padded dims, when zeroing padding */
+    /* attr / ref: scales (slots, -1 for none), the chain and its plan, src1
+     * as an operand of the plan, each binary post-op's slot */
+    int scale_slot[2];
+    bool select;
+    lg_md src2;
+    int src2_slot;
+    lg__po_spec po;
+    lg__po_plan *pp;
+    lg__po_operand s1op;
+    int po_slot[LG_MAX_POST_OPS];
 } binary_data;
 
 enum { SLOT_SRC0, SLOT_SRC1, SLOT_DST };
@@ -241,6 +269,32 @@ static void run_generic(const binary_data *b, const void *s0, const void *s1, vo
     }
 }
 
+/* Dense positions [lo, hi) of the attr path. */
+static void run_attr(const binary_data *b, const void *s0, const void *s1, void *d, int64_t lo,
+                     int64_t hi, const float *sc0, const float *sc1, const void *const *ps1) {
+    const lg__po_plan *p = b->pp;
+    float acc[LG_PO_CHUNK], vbuf[LG_PO_CHUNK];
+    for (int64_t x = lo; x < hi; x += LG_PO_CHUNK) {
+        int64_t m = hi - x < LG_PO_CHUNK ? hi - x : LG_PO_CHUNK;
+        lg__po_load(p, b->pd.src0.dtype, s0, x, m, acc);
+        if (sc0) {
+            const float f = *sc0;
+            for (int64_t j = 0; j < m; j++) acc[j] = acc[j] * f;
+        }
+        bool scalar;
+        const float *v = lg__po_values(p, &b->s1op, s1, x, m, vbuf, &scalar);
+        if (sc1) {
+            const float f = *sc1;
+            int64_t n = scalar ? 1 : m;
+            for (int64_t j = 0; j < n; j++) vbuf[j] = v[j] * f;
+            v = vbuf;
+        }
+        lg__po_binary(p, b->pd.alg, acc, v, scalar, m);
+        lg__po_run(p, acc, x, m, d, ps1);
+        lg__po_store(p, acc, d, x, m);
+    }
+}
+
 static lg_status binary_execute(const lg_kernel *k, void *const *bufs) {
     const binary_data *b = k->data;
     const void *s0 = bufs[SLOT_SRC0], *s1 = bufs[SLOT_SRC1];
@@ -248,6 +302,31 @@ static lg_status binary_execute(const lg_kernel *k, void *const *bufs) {
     const lg_md *md = &b->pd.dst;
     int64_t total = lg__md_nelems(md);
     if (total == 0) return LG_OK;
+    if (b->mode == MODE_ATTR || b->mode == MODE_REF) {
+        const float *sc[2] = {NULL, NULL};
+        for (int i = 0; i < 2; i++)
+            if (b->scale_slot[i] >= 0) sc[i] = bufs[b->scale_slot[i]];
+        const void *ps1[LG_MAX_POST_OPS] = {NULL};
+        for (int i = 0; i < b->po.npost; i++)
+            if (b->po_slot[i] >= 0) ps1[i] = bufs[b->po_slot[i]];
+        if (b->mode == MODE_REF) {
+            lg__binary_ref_select(&b->pd, &b->src2, b->select ? bufs[b->src2_slot] : NULL, sc[0],
+                                  sc[1], &b->po, s0, s1, d, ps1);
+            return LG_OK;
+        }
+        int64_t n = lg__md_nelems_padded(md);
+        int nthr = n >= PAR_ELEMS && !omp_in_parallel() ? omp_get_max_threads() : 1;
+#pragma omp parallel num_threads(nthr) if (nthr > 1)
+        {
+            int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+            int64_t units = (n + 15) / 16;
+            int64_t lo = units * t / nt * 16, hi = units * (t + 1) / nt * 16;
+            hi = hi < n ? hi : n;
+            if (lo < hi) run_attr(b, s0, s1, d, lo, hi, sc[0], sc[1], ps1);
+        }
+        if (b->padtab) lg__zero_padding(md, b->padtab, d);
+        return LG_OK;
+    }
     if (b->mode == MODE_GENERIC) {
         int64_t rows = total / md->dims[md->ndims - 1];
         int nthr = total >= PAR_ELEMS / 4 && !omp_in_parallel() ? omp_get_max_threads() : 1;
@@ -302,6 +381,9 @@ static void binary_destroy(lg_kernel *k) {
         lg__free(b->td);
         lg__free(b->padtab);
         lg__free(b->s1off);
+        if (b->pp) lg__po_plan_free(b->pp);
+        lg__free(b->pp);
+        lg__po_operand_free(&b->s1op);
     }
     lg__free(b);
 }
@@ -367,6 +449,29 @@ static bool is_float(lg_dtype dt) {
     return dt == LG_F32 || dt == LG_BF16 || dt == LG_F16;
 }
 
+/* The attr / ref modes (scales or post-ops); *path NULL for ref. */
+static lg_status plan_attr(binary_data *b, lg__isa isa, const char **path) {
+    const lg__binary_pd *pd = &b->pd;
+    const lg_md *md = &pd->dst;
+    bool pad = lg__md_has_padding(md) && lg__md_nelems(md) > 0;
+    if (b->select || !lg__md_is_dense(md) || !same_layout(&pd->src0, md)) {
+        b->mode = MODE_REF;
+        *path = NULL;
+        return LG_OK;
+    }
+    b->mode = MODE_ATTR;
+    *path = "attr";
+    b->pp = lg__malloc(sizeof *b->pp);
+    if (!b->pp) return LG_OUT_OF_MEMORY;
+    LG_CHECK(lg__po_plan_init(b->pp, &b->po, md, isa));
+    LG_CHECK(lg__po_operand_init(b->pp, &b->s1op, &pd->src1));
+    if (pad) {
+        b->padtab = lg__offtab_new(md, md->padded_dims, false);
+        if (!b->padtab) return LG_OUT_OF_MEMORY;
+    }
+    return LG_OK;
+}
+
 static lg_status plan(binary_data *b, lg__isa isa, const char **path) {
     const lg__binary_pd *pd = &b->pd;
     const lg_md *m0 = &pd->src0, *m1 = &pd->src1, *md = &pd->dst;
@@ -410,7 +515,7 @@ static lg_status plan(binary_data *b, lg__isa isa, const char **path) {
     } else {
         b->mode = MODE_GENERIC;
         *path = NULL;
-        b->t0 = lg__offtab_new(m0, md->dims, false);
+        b->t0 = lg__offtab_new(m0, md->dims, true); /* src0 may broadcast too */
         b->t1 = lg__offtab_new(m1, md->dims, true);
         b->td = lg__offtab_new(md, md->dims, false);
         if (!b->t0 || !b->t1 || !b->td) return LG_OUT_OF_MEMORY;
@@ -423,12 +528,19 @@ static lg_status plan(binary_data *b, lg__isa isa, const char **path) {
 }
 
 static lg_status build_binary(const void *problem, lg_kernel **out) {
-    const lg__binary_pd *pd = problem;
-    lg_kernel *k = lg__kernel_new(LG_KIND_BINARY, &binary_ops, sizeof(binary_data));
+    const binary_key *key = problem;
+    const lg__binary_pd *pd = &key->pd;
+    int nbin = 0;
+    for (int i = 0; i < key->po.npost; i++) nbin += key->po.post[i].kind == LG_POST_BINARY;
+    lg_kernel *k = lg__kernel_new_slots(LG_KIND_BINARY, &binary_ops, sizeof(binary_data), 5 + nbin);
     if (!k)
         return lg__error(LG_OUT_OF_MEMORY, "lg_binary_create", "cannot allocate a binary kernel");
     binary_data *b = k->data;
     b->pd = *pd;
+    b->po = key->po;
+    bool attr = key->po.npost || key->scale_mask[0] >= 0 || key->scale_mask[1] >= 0 || key->select;
+    b->select = key->select;
+    b->src2 = key->src2;
     lg__isa isa = lg__cpu_isa();
     b->vector = isa != LG_ISA_SCALAR;
     b->vv = isa == LG_ISA_AVX512 ? lg__binary_vv_avx512
@@ -445,7 +557,7 @@ static lg_status build_binary(const void *problem, lg_kernel **out) {
                 : isa == LG_ISA_AVX2 ? lg__binary_pat_dt_avx2
                                      : NULL;
     const char *path = NULL;
-    if (plan(b, isa, &path) != LG_OK) {
+    if ((attr ? plan_attr(b, isa, &path) : plan(b, isa, &path)) != LG_OK) {
         lg_kernel_destroy(k);
         return lg__error(LG_OUT_OF_MEMORY, "lg_binary_create",
                          "cannot allocate binary offset tables");
@@ -453,16 +565,26 @@ static lg_status build_binary(const void *problem, lg_kernel **out) {
     if (path)
         snprintf(k->impl, sizeof k->impl, "binary:%s:%s", lg__isa_name(isa), path);
     else
-        snprintf(k->impl, sizeof k->impl, "binary:generic");
+        snprintf(k->impl, sizeof k->impl, attr ? "binary:ref" : "binary:generic");
     char s0[72], s1[72], dd[72];
     lg__md_describe(&pd->src0, s0, sizeof s0);
     lg__md_describe(&pd->src1, s1, sizeof s1);
     lg__md_describe(&pd->dst, dd, sizeof dd);
-    snprintf(k->desc, sizeof k->desc, "alg:%s src0:%s src1:%s dst:%s", alg_name(pd->alg), s0, s1,
-             dd);
+    int n = snprintf(k->desc, sizeof k->desc, "alg:%s src0:%s src1:%s dst:%s", alg_name(pd->alg),
+                     s0, s1, dd);
+    if (attr && n > 0 && n < (int)sizeof k->desc)
+        snprintf(k->desc + n, sizeof k->desc - (size_t)n, " attr");
     k->inplace_src = lg__kernel_add_slot(k, LG_ARG_SRC, true, &pd->src0, 0);
     lg__kernel_add_slot(k, LG_ARG_SRC + 1, true, &pd->src1, 0);
     k->inplace_dst = lg__kernel_add_slot(k, LG_ARG_DST, true, &pd->dst, 0);
+    static const int sarg[2] = {LG_ARG_SRC, LG_ARG_SRC + 1};
+    for (int i = 0; i < 2; i++)
+        b->scale_slot[i] =
+            key->scale_mask[i] >= 0
+                ? lg__kernel_add_slot(k, LG_ARG_ATTR_SCALES | sarg[i], true, NULL, sizeof(float))
+                : -1;
+    b->src2_slot = b->select ? lg__kernel_add_slot(k, LG_ARG_SRC + 2, true, &b->src2, 0) : -1;
+    lg__po_add_slots(k, &b->po, b->po_slot);
     *out = k;
     return LG_OK;
 }
@@ -473,67 +595,130 @@ static bool dtype_ok(lg_dtype dt) {
 
 lg_status lg_binary_create(lg_kernel **k, lg_binary_alg alg, const lg_md *src0, const lg_md *src1,
                            const lg_md *dst) {
-    if (!k) return LG_ERROR(LG_INVALID_ARGUMENT, "kernel pointer is NULL");
+    return lg_binary_create_attr(k, alg, src0, src1, dst, NULL);
+}
+
+/* The creator behind lg_binary_create_attr and lg_binary_create_select
+ * (cond non-NULL); errors name `fn`. */
+static lg_status create(lg_kernel **k, lg_binary_alg alg, const lg_md *src0, const lg_md *src1,
+                        const lg_md *cond, const lg_md *dst, const lg_attr *attr, const char *fn);
+
+lg_status lg_binary_create_attr(lg_kernel **k, lg_binary_alg alg, const lg_md *src0,
+                                const lg_md *src1, const lg_md *dst, const lg_attr *attr) {
+    return create(k, alg, src0, src1, NULL, dst, attr, __func__);
+}
+
+lg_status lg_binary_create_select(lg_kernel **k, const lg_md *src0, const lg_md *src1,
+                                  const lg_md *cond, const lg_md *dst, const lg_attr *attr) {
+    LG_CHECK(lg__md_check(cond, __func__, "cond md"));
+    if (lg_md_is_any(cond)) return LG_ERROR(LG_INVALID_ARGUMENT, "cond md is 'any'");
+    if (dst && cond->ndims != dst->ndims)
+        return LG_ERROR(LG_INVALID_ARGUMENT, "cond has %d dims, dst %d", cond->ndims, dst->ndims);
+    if (dst)
+        for (int d = 0; d < cond->ndims; d++)
+            if (cond->dims[d] != dst->dims[d] && cond->dims[d] != 1)
+                return LG_ERROR(LG_INVALID_ARGUMENT,
+                                "cond dims[%d] = %lld is neither dst's %lld nor 1 (no broadcast)",
+                                d, (long long)cond->dims[d], (long long)dst->dims[d]);
+    lg_dtype dt = cond->dtype;
+    if (dt != LG_S8 && dt != LG_U8 && dt != LG_S32 && dt != LG_F32 && dt != LG_BF16 && dt != LG_F16)
+        return LG_ERROR(LG_UNIMPLEMENTED, "cond data type %s: select takes s8, u8, s32 and f32",
+                        lg_dtype_str(dt));
+    return create(k, LG_BINARY_ADD, src0, src1, cond, dst, attr, __func__);
+}
+
+static lg_status create(lg_kernel **k, lg_binary_alg alg, const lg_md *src0, const lg_md *src1,
+                        const lg_md *cond, const lg_md *dst, const lg_attr *attr, const char *fn) {
+    if (!k) return lg__error(LG_INVALID_ARGUMENT, fn, "kernel pointer is NULL");
     const lg_md *mds[3] = {src0, src1, dst};
     static const char *const names[3] = {"src0", "src1", "dst"};
     for (int i = 0; i < 3; i++) {
         char what[16];
         snprintf(what, sizeof what, "%s md", names[i]);
-        LG_CHECK(lg__md_check(mds[i], __func__, what));
+        LG_CHECK(lg__md_check(mds[i], fn, what));
         if (i == 0 && lg_md_is_any(mds[i]))
-            return LG_ERROR(LG_INVALID_ARGUMENT, "%s md is 'any'", names[i]);
+            return lg__error(LG_INVALID_ARGUMENT, fn, "%s md is 'any'", names[i]);
     }
     if ((int)alg < LG_BINARY_ADD || (int)alg > LG_BINARY_NE)
-        return LG_ERROR(LG_INVALID_ARGUMENT, "alg %d is not an lg_binary_alg", (int)alg);
+        return lg__error(LG_INVALID_ARGUMENT, fn, "alg %d is not an lg_binary_alg", (int)alg);
     if (src1->ndims != src0->ndims || dst->ndims != src0->ndims)
-        return LG_ERROR(LG_INVALID_ARGUMENT, "%s has %d dims, src0 %d",
-                        src1->ndims != src0->ndims ? "src1" : "dst",
-                        src1->ndims != src0->ndims ? src1->ndims : dst->ndims, src0->ndims);
+        return lg__error(LG_INVALID_ARGUMENT, fn, "%s has %d dims, src0 %d",
+                         src1->ndims != src0->ndims ? "src1" : "dst",
+                         src1->ndims != src0->ndims ? src1->ndims : dst->ndims, src0->ndims);
+    /* Each source broadcasts against dst: its dims equal dst's or are 1, and
+     * dst's are the broadcast of the two. */
     for (int d = 0; d < src0->ndims; d++) {
-        if (src1->dims[d] != src0->dims[d] && src1->dims[d] != 1)
-            return LG_ERROR(LG_INVALID_ARGUMENT,
-                            "src1 dims[%d] = %lld is neither src0's %lld nor 1 (no broadcast)", d,
-                            (long long)src1->dims[d], (long long)src0->dims[d]);
-        if (dst->dims[d] != src0->dims[d])
-            return LG_ERROR(LG_INVALID_ARGUMENT, "dims[%d] differ: src0 %lld, dst %lld", d,
-                            (long long)src0->dims[d], (long long)dst->dims[d]);
+        for (int i = 0; i < 2; i++)
+            if (mds[i]->dims[d] != dst->dims[d] && mds[i]->dims[d] != 1)
+                return lg__error(LG_INVALID_ARGUMENT, fn,
+                                 "%s dims[%d] = %lld is neither dst's %lld nor 1 (no broadcast)",
+                                 names[i], d, (long long)mds[i]->dims[d], (long long)dst->dims[d]);
+        if (dst->dims[d] != src0->dims[d] && dst->dims[d] != src1->dims[d])
+            return LG_ERROR(
+                LG_INVALID_ARGUMENT, "dst dims[%d] = %lld is neither src0's %lld nor src1's %lld",
+                d, (long long)dst->dims[d], (long long)src0->dims[d], (long long)src1->dims[d]);
     }
     for (int i = 0; i < 3; i++)
         if (!dtype_ok(mds[i]->dtype))
-            return LG_ERROR(LG_UNIMPLEMENTED,
-                            "%s data type %s: binary takes f32, bf16, f16, s8 and u8", names[i],
-                            lg_dtype_str(mds[i]->dtype));
-    lg__binary_pd pd;
-    memset(&pd, 0, sizeof pd);
-    lg__md_canon(src0, &pd.src0);
+            return lg__error(LG_UNIMPLEMENTED, fn,
+                             "%s data type %s: binary takes f32, bf16, f16, s8 and u8", names[i],
+                             lg_dtype_str(mds[i]->dtype));
+    binary_key key;
+    memset(&key, 0, sizeof key);
+    key.scale_mask[0] = key.scale_mask[1] = -1;
+    if (attr) {
+        for (int i = 0; i < 2; i++)
+            if (attr->zp_mask[i] >= 0)
+                return lg__error(LG_UNIMPLEMENTED, fn, "attr has %s zero points: binary takes none",
+                                 i ? "dst" : "src");
+        if (attr->scale_mask[1] >= 0)
+            return lg__error(LG_UNIMPLEMENTED, fn,
+                             "attr has dst scales: binary takes src0 and src1 "
+                             "scales only");
+        const int32_t masks[2] = {attr->scale_mask[0], attr->scale_mask_src1};
+        for (int i = 0; i < 2; i++) {
+            if (masks[i] > 0)
+                return lg__error(LG_UNIMPLEMENTED, fn,
+                                 "attr's src%d scale mask 0x%x: binary takes mask 0 (one scale) "
+                                 "only",
+                                 i, (unsigned)masks[i]);
+            key.scale_mask[i] = masks[i];
+        }
+    }
+    lg__md_canon(src0, &key.pd.src0);
     if (lg_md_is_any(src1)) {
         /* src0's tag on src1's dims (oneDNN's choice), or plain row-major
          * when src0's layout is not a tag's (strides). */
-        char tag[2 * LG_TAG_MAX + 2];
         lg_md m1;
-        if (lg_md_tag(src0, tag, sizeof tag) != LG_OK ||
-            lg_md_init_tag(&m1, src1->ndims, src1->dims, src1->dtype, tag) != LG_OK) {
-            int64_t st[LG_MAX_NDIMS], s = 1;
-            for (int d = src1->ndims - 1; d >= 0; d--) {
-                st[d] = s;
-                s *= src1->dims[d] ? src1->dims[d] : 1;
-            }
-            if (lg_md_init_strides(&m1, src1->ndims, src1->dims, src1->dtype, st) != LG_OK)
-                return LG_ERROR(LG_INVALID_ARGUMENT, "src1 'any': %s", lg_last_error());
-        }
-        lg__md_canon(&m1, &pd.src1);
+        if (lg__binary_any_like(src0, src1, &m1) != LG_OK)
+            return lg__error(LG_INVALID_ARGUMENT, fn, "src1 'any': %s", lg_last_error());
+        lg__md_canon(&m1, &key.pd.src1);
     } else {
-        lg__md_canon(src1, &pd.src1);
+        lg__md_canon(src1, &key.pd.src1);
     }
-    if (lg_md_is_any(dst)) {
-        lg__md_canon(src0, &pd.dst);
-        pd.dst.dtype = dst->dtype;
+    bool s0_dims = true; /* src0 has dst's dims (no src0 broadcast) */
+    for (int d = 0; d < src0->ndims; d++) s0_dims = s0_dims && src0->dims[d] == dst->dims[d];
+    if (lg_md_is_any(dst) && !s0_dims) {
+        lg_md m;
+        if (lg__binary_any_like(src0, dst, &m) != LG_OK)
+            return lg__error(LG_INVALID_ARGUMENT, fn, "dst 'any': %s", lg_last_error());
+        lg__md_canon(&m, &key.pd.dst);
+    } else if (lg_md_is_any(dst)) {
+        lg__md_canon(src0, &key.pd.dst);
+        key.pd.dst.dtype = dst->dtype;
         int64_t bytes;
-        if (!lg__mul_ok(lg__md_nelems_padded(&pd.dst), (int64_t)lg_dtype_size(dst->dtype), &bytes))
-            return LG_ERROR(LG_INVALID_ARGUMENT, "dst 'any' in src0's layout: byte size overflows");
+        if (!lg__mul_ok(lg__md_nelems_padded(&key.pd.dst), (int64_t)lg_dtype_size(dst->dtype),
+                        &bytes))
+            return lg__error(LG_INVALID_ARGUMENT, fn,
+                             "dst 'any' in src0's layout: byte size overflows");
     } else {
-        lg__md_canon(dst, &pd.dst);
+        lg__md_canon(dst, &key.pd.dst);
     }
-    pd.alg = (int32_t)alg;
-    return lg__cache_get(LG_KIND_BINARY, &pd, sizeof pd, build_binary, k);
+    key.pd.alg = (int32_t)alg;
+    LG_CHECK(lg__po_spec_init(&key.po, attr, &key.pd.dst, fn));
+    if (cond) {
+        key.select = 1;
+        lg__md_canon(cond, &key.src2);
+    }
+    return lg__cache_get(LG_KIND_BINARY, &key, sizeof key, build_binary, k);
 }

@@ -17,10 +17,18 @@
  * stack buffer of CHUNK elements, the kernel running on f32: contiguous runs
  * (integer types) with the ISA's vector conversions (reorder/cvt.h),
  * strided ones element by element. All are convert.h's, bit for bit. The ISA's f32 kernel is
- * chosen at creation from lg__cpu_isa(); the cache keys on the ISA too. */
+ * chosen at creation from lg__cpu_isa(); the cache keys on the ISA too.
+ *
+ * With a post-op chain (lg_eltwise_create_attr): a dense md runs the dense
+ * path a chunk at a time through an f32 buffer, f then the chain
+ * (binary/postops.h) on the ISA's kernels, then one conversion into dst,
+ * and dst's padding zeroed afterwards; other layouts run the reference with
+ * the chain ("eltwise:ref"). */
 #include "primitives/eltwise/eltwise.h"
 
 #include "memory/convert.h"
+#include "primitives/attr.h"
+#include "primitives/postops.h"
 #include "primitives/cache.h"
 #include "primitives/layout.h"
 #include "primitives/simd/cvt.h"
@@ -41,6 +49,12 @@
 
 enum { MODE_DENSE, MODE_STRIDED, MODE_REF };
 
+/* The cache key: the problem and its post-op chain (empty without one). */
+typedef struct eltwise_key {
+    lg__eltwise_pd pd;
+    lg__po_spec po;
+} eltwise_key;
+
 typedef struct eltwise_data {
     lg__eltwise_pd pd;
     lg__eltwise_f32_fn f32;
@@ -56,6 +70,10 @@ typedef struct eltwise_data {
     int64_t oext[LG_MAX_NDIMS], ost[LG_MAX_NDIMS];
     int64_t rows, rlen, rstride;
     int64_t *padtab; /* offset tables over the padded dims, for zero_pad */
+    /* the post-op chain: spec, the dense path's plan, each binary op's slot */
+    lg__po_spec po;
+    lg__po_plan *pp;
+    int po_slot[LG_MAX_POST_OPS];
 } eltwise_data;
 
 static const char *alg_name(int alg) {
@@ -160,18 +178,35 @@ static void run_rows(const eltwise_data *e, const void *src, void *dst, int64_t 
     }
 }
 
+/* Dense positions [lo, hi) with the chain: f, the chain, one store, a
+ * chunk at a time. */
+static void run_stretch_po(const eltwise_data *e, const void *src, void *dst, int64_t lo,
+                           int64_t hi, const void *const *s1) {
+    float acc[LG_PO_CHUNK];
+    for (int64_t x = lo; x < hi; x += LG_PO_CHUNK) {
+        int64_t m = hi - x < LG_PO_CHUNK ? hi - x : LG_PO_CHUNK;
+        lg__po_load(e->pp, e->pd.md.dtype, src, x, m, acc);
+        e->f32(&e->pd, acc, acc, m, false);
+        lg__po_run(e->pp, acc, x, m, dst, s1);
+        lg__po_store(e->pp, acc, dst, x, m);
+    }
+}
+
 static lg_status eltwise_execute(const lg_kernel *k, void *const *bufs) {
     const eltwise_data *e = k->data;
     const void *src = bufs[0];
     void *dst = bufs[1];
+    const void *s1[LG_MAX_POST_OPS] = {NULL};
+    for (int i = 0; i < e->po.npost; i++)
+        if (e->po_slot[i] >= 0) s1[i] = bufs[e->po_slot[i]];
     if (e->mode == MODE_REF) {
-        lg__eltwise_ref(&e->pd, src, dst);
+        lg__eltwise_ref_po(&e->pd, &e->po, src, dst, s1);
         return LG_OK;
     }
     int64_t total = e->mode == MODE_DENSE ? e->n : e->rows * e->rlen;
     if (total == 0) return LG_OK;
     bool stream = e->mode == MODE_DENSE && e->vector && e->pd.md.dtype == LG_F32 && src != dst &&
-                  2 * e->n * 4 >= STREAM_FOOTPRINT;
+                  2 * e->n * 4 >= STREAM_FOOTPRINT && !e->pp;
     int nthr = total * e->cost >= PAR_WORK && !omp_in_parallel() ? omp_get_max_threads() : 1;
 #pragma omp parallel num_threads(nthr) if (nthr > 1)
     {
@@ -181,7 +216,10 @@ static lg_status eltwise_execute(const lg_kernel *k, void *const *bufs) {
             int64_t blocks = (e->n + 15) / 16;
             int64_t lo = blocks * t / nt * 16, hi = blocks * (t + 1) / nt * 16;
             hi = hi < e->n ? hi : e->n;
-            if (lo < hi) run_stretch(e, src, dst, lo, 1, hi - lo, stream);
+            if (lo < hi && e->pp)
+                run_stretch_po(e, src, dst, lo, hi, s1);
+            else if (lo < hi)
+                run_stretch(e, src, dst, lo, 1, hi - lo, stream);
             if (stream) _mm_sfence();
         } else {
             run_rows(e, src, dst, e->rows * t / nt, e->rows * (t + 1) / nt);
@@ -193,7 +231,11 @@ static lg_status eltwise_execute(const lg_kernel *k, void *const *bufs) {
 
 static void eltwise_destroy(lg_kernel *k) {
     eltwise_data *e = k->data;
-    if (e) lg__free(e->padtab);
+    if (e) {
+        lg__free(e->padtab);
+        if (e->pp) lg__po_plan_free(e->pp);
+        lg__free(e->pp);
+    }
     lg__free(e);
 }
 
@@ -214,11 +256,23 @@ static lg_status plan(eltwise_data *e, const char **path) {
         *path = "dense";
         return LG_OK;
     }
+    if (e->po.npost && !lg__md_is_dense(md)) {
+        e->mode = MODE_REF;
+        *path = NULL;
+        return LG_OK;
+    }
     if (lg__md_is_dense(md)) {
         e->mode = MODE_DENSE;
         e->n = lg__md_nelems_padded(md);
         *path = "dense";
-        if (lg__md_has_padding(md) && f0_nonzero(&e->pd)) {
+        if (e->po.npost) {
+            e->pp = lg__malloc(sizeof *e->pp);
+            if (!e->pp) return LG_OUT_OF_MEMORY;
+            lg_status st = lg__po_plan_init(e->pp, &e->po, md, lg__cpu_isa());
+            if (st != LG_OK) return st;
+            *path = "dense_po";
+        }
+        if (lg__md_has_padding(md) && (e->po.npost || f0_nonzero(&e->pd))) {
             e->zero_pad = true;
             e->padtab = lg__offtab_new(md, md->padded_dims, false);
             if (!e->padtab) return LG_OUT_OF_MEMORY;
@@ -258,14 +312,19 @@ static lg_status plan(eltwise_data *e, const char **path) {
 }
 
 static lg_status build_eltwise(const void *problem, lg_kernel **out) {
-    const lg__eltwise_pd *pd = problem;
-    lg_kernel *k = lg__kernel_new(LG_KIND_ELTWISE, &eltwise_ops, sizeof(eltwise_data));
+    const eltwise_key *key = problem;
+    const lg__eltwise_pd *pd = &key->pd;
+    int nbin = 0;
+    for (int i = 0; i < key->po.npost; i++) nbin += key->po.post[i].kind == LG_POST_BINARY;
+    lg_kernel *k =
+        lg__kernel_new_slots(LG_KIND_ELTWISE, &eltwise_ops, sizeof(eltwise_data), 2 + nbin);
     if (!k)
         return lg__error(LG_OUT_OF_MEMORY, "lg_eltwise_create",
                          "cannot allocate an eltwise kernel");
     eltwise_data *e = k->data;
     e->pd = *pd;
-    e->cost = alg_cost(pd->alg);
+    e->po = key->po;
+    e->cost = alg_cost(pd->alg) + 2 * key->po.npost;
     lg__isa isa = lg__cpu_isa();
     e->f32 = isa == LG_ISA_AVX512 ? lg__eltwise_f32_avx512
              : isa == LG_ISA_AVX2 ? lg__eltwise_f32_avx2
@@ -279,7 +338,7 @@ static lg_status build_eltwise(const void *problem, lg_kernel **out) {
     if (plan(e, &path) != LG_OK) {
         lg_kernel_destroy(k);
         return lg__error(LG_OUT_OF_MEMORY, "lg_eltwise_create",
-                         "cannot allocate an eltwise padding table");
+                         "cannot allocate an eltwise padding table or post-op plan");
     }
     if (path)
         snprintf(k->impl, sizeof k->impl, "eltwise:%s:%s", lg__isa_name(isa), path);
@@ -287,17 +346,26 @@ static lg_status build_eltwise(const void *problem, lg_kernel **out) {
         snprintf(k->impl, sizeof k->impl, "eltwise:ref");
     char md[96];
     lg__md_describe(&pd->md, md, sizeof md);
-    snprintf(k->desc, sizeof k->desc, "alg:%s alpha:%g beta:%g src:%s dst:%s", alg_name(pd->alg),
-             (double)pd->alpha, (double)pd->beta, md, md);
+    int n = snprintf(k->desc, sizeof k->desc, "alg:%s alpha:%g beta:%g src:%s dst:%s",
+                     alg_name(pd->alg), (double)pd->alpha, (double)pd->beta, md, md);
+    if (key->po.npost && n > 0 && n < (int)sizeof k->desc)
+        snprintf(k->desc + n, sizeof k->desc - (size_t)n, " post-ops:%d", (int)key->po.npost);
     k->inplace_src = lg__kernel_add_slot(k, LG_ARG_SRC, true, &pd->md, 0);
     k->inplace_dst = lg__kernel_add_slot(k, LG_ARG_DST, true, &pd->md, 0);
+    lg__po_add_slots(k, &e->po, e->po_slot);
     *out = k;
     return LG_OK;
 }
 
 lg_status lg_eltwise_create(lg_kernel **k, lg_eltwise_alg alg, float alpha, float beta,
                             const lg_md *src, const lg_md *dst) {
-    if (!k) return LG_ERROR(LG_INVALID_ARGUMENT, "kernel pointer is NULL");
+    return lg_eltwise_create_attr(k, alg, alpha, beta, src, dst, NULL);
+}
+
+lg_status lg_eltwise_create_attr(lg_kernel **k, lg_eltwise_alg alg, float alpha, float beta,
+                                 const lg_md *src, const lg_md *dst, const lg_attr *attr) {
+    const char *fn = attr ? __func__ : "lg_eltwise_create";
+    if (!k) return lg__error(LG_INVALID_ARGUMENT, fn, "kernel pointer is NULL");
     LG_CHECK(lg__md_check(src, __func__, "src md"));
     if (lg_md_is_any(src)) return LG_ERROR(LG_INVALID_ARGUMENT, "src md is 'any'");
     bool ints;
@@ -330,12 +398,24 @@ lg_status lg_eltwise_create(lg_kernel **k, lg_eltwise_alg alg, float alpha, floa
                         "alg %s on %s src: integer types take relu, linear, clip, clip_v2, abs "
                         "and round only",
                         alg_name((int)alg), lg_dtype_str(dt));
-    lg__eltwise_pd pd;
-    memset(&pd, 0, sizeof pd);
-    lg__md_canon(src, &pd.md);
-    pd.alg = (int32_t)alg;
+    if (attr) {
+        const char *what = NULL;
+        for (int i = 0; i < 2 && !what; i++)
+            what = attr->scale_mask[i] >= 0 ? "scales"
+                   : attr->zp_mask[i] >= 0  ? "zero points"
+                                            : NULL;
+        if (!what && attr->scale_mask_src1 >= 0) what = "src1 scales";
+        if (what)
+            return LG_ERROR(LG_UNIMPLEMENTED, "attr has %s: eltwise takes post-ops only", what);
+    }
+    eltwise_key key;
+    memset(&key, 0, sizeof key);
+    LG_CHECK(lg__po_spec_init(&key.po, attr, src, fn));
+    lg__eltwise_pd *pd = &key.pd;
+    lg__md_canon(src, &pd->md);
+    pd->alg = (int32_t)alg;
     int used = alg_params((int)alg);
-    pd.alpha = used & 1 ? alpha : 0.0f;
-    pd.beta = used & 2 ? beta : 0.0f;
-    return lg__cache_get(LG_KIND_ELTWISE, &pd, sizeof pd, build_eltwise, k);
+    pd->alpha = used & 1 ? alpha : 0.0f;
+    pd->beta = used & 2 ? beta : 0.0f;
+    return lg__cache_get(LG_KIND_ELTWISE, &key, sizeof key, build_eltwise, k);
 }

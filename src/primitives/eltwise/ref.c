@@ -3,6 +3,7 @@
 #include "primitives/eltwise/eltwise.h"
 
 #include "memory/convert.h"
+#include "primitives/postops.h"
 
 #include <math.h>
 #include <string.h>
@@ -120,6 +121,13 @@ static bool next_index(int64_t *idx, const int64_t *ext, int nd) {
 }
 
 void lg__eltwise_ref(const lg__eltwise_pd *pd, const void *src, void *dst) {
+    lg__po_spec none;
+    memset(&none, 0, sizeof none);
+    lg__eltwise_ref_po(pd, &none, src, dst, NULL);
+}
+
+void lg__eltwise_ref_po(const lg__eltwise_pd *pd, const lg__po_spec *po, const void *src, void *dst,
+                        const void *const *src1) {
     const lg_md *md = &pd->md;
     int nd = md->ndims;
     if (lg__md_nelems(md) == 0) return;
@@ -127,7 +135,9 @@ void lg__eltwise_ref(const lg__eltwise_pd *pd, const void *src, void *dst) {
     do {
         int64_t off = lg__md_off(md, idx);
         float v = lg__load_f32(src, md->dtype, off);
-        lg__store_f32(dst, md->dtype, off, lg__eltwise_fwd(pd->alg, pd->alpha, pd->beta, v));
+        float r = lg__eltwise_fwd(pd->alg, pd->alpha, pd->beta, v);
+        if (po->npost) r = lg__po_scalar(po, idx, r, lg__load_f32(dst, md->dtype, off), src1);
+        lg__store_f32(dst, md->dtype, off, r);
     } while (next_index(idx, md->dims, nd));
     if (!lg__md_has_padding(md)) return;
     size_t esz = lg_dtype_size(md->dtype);
