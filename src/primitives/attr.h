@@ -20,6 +20,9 @@ struct lg_attr {
     int32_t zp_mask[2];
     int32_t npost;
     lg__post_op post[LG_MAX_POST_OPS];
+    /* Reorder compensation masks (lg_comp_kind order: s8s8, zero point);
+     * -1 when not asked for. */
+    int32_t comp_mask[2];
 };
 
 /* An attribute with nothing set (what a NULL lg_attr * means). */
