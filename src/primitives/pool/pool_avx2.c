@@ -1,6 +1,6 @@
 /* AVX2 pooling rows: pool_simd.h on 8 lanes. Only called when lg__cpu_isa()
  * allows AVX2. */
-#include "primitives/eltwise/simd_avx2.h"
+#include "primitives/simd/simd_avx2.h"
 
 static inline float pv_hsum(vec v) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));

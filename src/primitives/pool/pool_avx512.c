@@ -1,6 +1,6 @@
 /* AVX-512 pooling rows: pool_simd.h on 16 lanes. Only called when
  * lg__cpu_isa() allows AVX-512. */
-#include "primitives/eltwise/simd_avx512.h"
+#include "primitives/simd/simd_avx512.h"
 
 static inline float pv_hsum(vec v) {
     return _mm512_reduce_add_ps(v);

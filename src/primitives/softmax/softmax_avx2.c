@@ -1,6 +1,6 @@
 /* AVX2 softmax rows: softmax_simd.h on 8 lanes. Only called when
  * lg__cpu_isa() allows AVX2. */
-#include "primitives/eltwise/simd_avx2.h"
+#include "primitives/simd/simd_avx2.h"
 
 #include <math.h>
 

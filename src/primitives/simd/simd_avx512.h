@@ -5,7 +5,7 @@
 #ifndef LG_ELTWISE_SIMD_AVX512_H
 #define LG_ELTWISE_SIMD_AVX512_H
 
-#include "primitives/eltwise/math_avx512.h"
+#include "primitives/simd/math_avx512.h"
 
 #include "lgraph.h"
 

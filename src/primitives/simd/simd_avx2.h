@@ -5,7 +5,7 @@
 #ifndef LG_ELTWISE_SIMD_AVX2_H
 #define LG_ELTWISE_SIMD_AVX2_H
 
-#include "primitives/eltwise/math_avx2.h"
+#include "primitives/simd/math_avx2.h"
 
 #include "lgraph.h"
 
