@@ -10,7 +10,7 @@
  * (nchw <-> nChw16c), so every vector path is covered. */
 #include "memory/convert.h"
 #include "primitives/cpu.h"
-#include "primitives/reorder/cvt.h"
+#include "primitives/simd/cvt.h"
 #include "test_util.h"
 
 #include <criterion/criterion.h>
