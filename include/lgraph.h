@@ -350,6 +350,40 @@ LG_API lg_status lg_attr_set_scales(lg_attr *attr, int arg, int mask);
  * LG_ARG_ATTR_ZERO_POINTS | arg. */
 LG_API lg_status lg_attr_set_zero_points(lg_attr *attr, int arg, int mask);
 
+/* ---- reorder compensation (oneDNN's int8 weight compensation flags) ---- */
+
+/* The compensations a reorder to s8 weights can write besides dst (oneDNN's
+ * memory extra flags compensation_conv_s8s8 and
+ * compensation_conv_asymmetric_src, benchdnn's --oflag=s8s8_comp:M and
+ * zp_comp:M). */
+typedef enum lg_comp_kind {
+    LG_COMP_S8S8 = 0,       /* comp[k] = -128 * sum of dst values with mask index k */
+    LG_COMP_ZERO_POINT = 1, /* comp[k] = -sum of dst values with mask index k */
+} lg_comp_kind;
+
+/* Execution argument ids of the compensation arrays (| LG_ARG_DST): s32,
+ * written by the kernel. */
+enum { LG_ARG_ATTR_COMP_S8S8 = 16384, LG_ARG_ATTR_COMP_ZERO_POINT = 32768 };
+
+/*
+ * Ask a reorder to also write a compensation of `kind` for dst: one s32 per
+ * index combination of the dims in `mask` (bit d: dim d; 0: one value for
+ * the tensor; 1 is per output channel of oihw weights, 3 per group and
+ * output channel of goihw), row-major over those dims, each the sum over
+ * every other dim of the final s8 dst values (after scales, zero points,
+ * rounding and saturation) times -128 (LG_COMP_S8S8) or -1
+ * (LG_COMP_ZERO_POINT), summed in 32 bits (wrapping). Passed at execution
+ * as LG_ARG_ATTR_COMP_S8S8 | LG_ARG_DST or LG_ARG_ATTR_COMP_ZERO_POINT |
+ * LG_ARG_DST; a buffer right after dst's lg_md_size bytes (4-aligned)
+ * gives oneDNN's layout of weights followed by their compensation (s8s8
+ * first). mask -1 removes the request. Only lg_reorder_create takes it
+ * (dst must be s8: LG_INVALID_ARGUMENT otherwise, as for a mask naming a
+ * dim dst lacks); other kernels and graph reorder nodes refuse it
+ * (LG_UNIMPLEMENTED). LG_INVALID_ARGUMENT for a NULL attr, an unknown kind
+ * or a mask below -1.
+ */
+LG_API lg_status lg_attr_set_compensation(lg_attr *attr, lg_comp_kind kind, int mask);
+
 /* Append a sum post-op: dst = op(...) + beta * dst_old. */
 LG_API lg_status lg_attr_append_sum(lg_attr *attr, float beta);
 
@@ -412,7 +446,8 @@ typedef enum lg_prop { LG_FORWARD = 0, LG_BACKWARD = 1 } lg_prop;
  * attributes between equal types it copies bits. dst's padding is written as
  * zeros. attr may be NULL; its only post-op may be a sum.
  * Execution arguments: LG_ARG_SRC, LG_ARG_DST and the scale / zero-point
- * arrays attr asks for.
+ * arrays attr asks for, and the compensation arrays it asks for
+ * (lg_attr_set_compensation), which the kernel writes after dst.
  */
 LG_API lg_status lg_reorder_create(lg_kernel **k, const lg_md *src, const lg_md *dst,
                                    const lg_attr *attr);

@@ -11,6 +11,7 @@ void lg__attr_init(struct lg_attr *a) {
     a->scale_mask[0] = a->scale_mask[1] = -1;
     a->zp_mask[0] = a->zp_mask[1] = -1;
     a->scale_mask_src1 = -1;
+    a->comp_mask[0] = a->comp_mask[1] = -1;
 }
 
 lg_status lg_attr_create(lg_attr **attr) {
@@ -57,6 +58,16 @@ lg_status lg_attr_set_zero_points(lg_attr *attr, int arg, int mask) {
     int slot = 0;
     LG_CHECK(arg_slot(arg, mask, __func__, &slot));
     attr->zp_mask[slot] = mask;
+    return LG_OK;
+}
+
+/* Reorder compensation: the mask is checked against dst at creation. */
+lg_status lg_attr_set_compensation(lg_attr *attr, lg_comp_kind kind, int mask) {
+    if (!attr) return LG_ERROR(LG_INVALID_ARGUMENT, "attr is NULL");
+    if (kind != LG_COMP_S8S8 && kind != LG_COMP_ZERO_POINT)
+        return LG_ERROR(LG_INVALID_ARGUMENT, "kind %d is not an lg_comp_kind", (int)kind);
+    if (mask < -1) return LG_ERROR(LG_INVALID_ARGUMENT, "mask %d is below -1", mask);
+    attr->comp_mask[kind] = mask;
     return LG_OK;
 }
 
@@ -123,6 +134,9 @@ lg_status lg__attr_check_post_only(const struct lg_attr *attr, const char *kind,
     }
     if (attr->scale_mask_src1 >= 0)
         return lg__error(LG_UNIMPLEMENTED, where, "attr has src1 scales: f32 %s takes none", kind);
+    if (attr->comp_mask[0] >= 0 || attr->comp_mask[1] >= 0)
+        return lg__error(LG_UNIMPLEMENTED, where,
+                         "attr asks for a compensation: only reorders write one");
     if (attr->npost < 0 || attr->npost > LG_MAX_POST_OPS)
         return lg__error(LG_INVALID_ARGUMENT, where, "attr has %d post-ops", attr->npost);
     for (int i = 0; i < attr->npost; i++)

@@ -29,6 +29,9 @@ struct lg_attr {
     lg__post_op post[LG_MAX_POST_OPS];
     int32_t scale_mask_src1;        /* binary's src1 scales (-1: not set) */
     lg_md post_md[LG_MAX_POST_OPS]; /* src1 of each binary post-op, as given */
+    /* Reorder compensation masks (lg_comp_kind order: s8s8, zero point);
+     * -1 when not asked for. */
+    int32_t comp_mask[2];
 };
 
 /* An attribute with nothing set (what a NULL lg_attr * means). */

@@ -32,7 +32,7 @@ if(TARGET lgbench)
   add_test(NAME lgbench_benchdnn_syntax
     COMMAND lgbench --batch=${CMAKE_CURRENT_SOURCE_DIR}/lgbench/benchdnn_syntax.batch)
   set_tests_properties(lgbench_benchdnn_syntax PROPERTIES PASS_REGULAR_EXPRESSION
-    "skipped:2 --oflag not implemented in lgraph.*tests:140 passed:33 failed:0 skipped:107")
+    "tests:148 passed:44 failed:0 skipped:104")
   # A usage error is exit status 2, not a pass.
   add_test(NAME lgbench_usage_error COMMAND lgbench --reorder --no-such-knob=1 2x3)
   set_tests_properties(lgbench_usage_error PROPERTIES WILL_FAIL TRUE)

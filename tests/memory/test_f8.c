@@ -10,6 +10,7 @@
  * (nchw <-> nChw16c), so every vector path is covered. */
 #include "memory/convert.h"
 #include "primitives/cpu.h"
+#include "primitives/simd/cvt.h"
 #include "test_util.h"
 
 #include <criterion/criterion.h>
@@ -296,4 +297,87 @@ Test(f8, other_kinds) {
         free(a);
         free(b);
     }
+}
+
+/* Every class of f32 bit pattern through the vector conversions: all 2^20
+ * combinations of sign, exponent and the top 11 mantissa bits, each with
+ * the low 12 bits 0, 1, 0x7ff, 0x800, 0x801 or 0xfff. Every rounding
+ * position of both f8 formats (and of s8 / u8) lies at mantissa bit 12 or
+ * above, so these are every boundary case (exact, just below, at and just
+ * above each tie, with and without sticky bits) for every exponent, the
+ * infinities and NaNs of every payload class included. Checked, at every
+ * ISA level the CPU has, against convert.h's scalar conversion (itself
+ * checked against brute force above): the row conversion of cvt.h, and
+ * nchw -> nChw16c reorders (the 16 x VL tiles that convert before they
+ * transpose, and their tails), with 32 channels and with 20 (padding). */
+static float *pattern_classes(int64_t *count) {
+    static const uint32_t low[6] = {0, 1, 0x7ff, 0x800, 0x801, 0xfff};
+    int64_t n = (int64_t)6 << 20;
+    float *x = malloc((size_t)n * sizeof *x);
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t u = ((uint32_t)(i / 6) << 12) | low[i % 6];
+        memcpy(&x[i], &u, 4);
+    }
+    *count = n;
+    return x;
+}
+
+static uint8_t scalar_code(lg_dtype dt, float x) {
+    uint8_t c;
+    lg__store_f32(&c, dt, 0, x);
+    return c;
+}
+
+static void pattern_case(lg_dtype dt) {
+    int64_t n;
+    float *x = pattern_classes(&n);
+    uint8_t *want = malloc((size_t)n), *got = malloc((size_t)n * 2); /* C = 20 pads to 32 */
+    for (int64_t i = 0; i < n; i++) want[i] = scalar_code(dt, x[i]);
+    for (int isa = LG_ISA_SCALAR; isa <= (int)lg__cpu_isa_hw(); isa++) {
+        lg__cpu_set_isa_cap(isa);
+        lg__cvt_for_isa((lg__isa)isa)(LG_F32, x, dt, got, n);
+        for (int64_t i = 0; i < n; i++)
+            cr_assert_eq(got[i], want[i], "%s row %s: %a (0x%08x) gives 0x%02x, want 0x%02x",
+                         lg__isa_name((lg__isa)isa), lg_dtype_str(dt), x[i],
+                         (unsigned)lg__f32_bits(x[i]), got[i], want[i]);
+        static const int64_t chans[2] = {32, 20};
+        for (int k = 0; k < 2; k++) {
+            const int64_t C = chans[k], W = n / C; /* W is not a multiple of 8 or 16 */
+            int64_t dims[4] = {1, C, 1, W};
+            lg_md sm, dm;
+            cr_assert_eq(lg_md_init_tag(&sm, 4, dims, LG_F32, "nchw"), LG_OK);
+            cr_assert_eq(lg_md_init_tag(&dm, 4, dims, dt, "nChw16c"), LG_OK);
+            memset(got, 0xa5, lg_md_size(&dm));
+            lg_kernel *kr;
+            cr_assert_eq(lg_reorder_create(&kr, &sm, &dm, NULL), LG_OK, "%s", lg_last_error());
+            lg_arg a[2] = {{LG_ARG_SRC, x}, {LG_ARG_DST, got}};
+            cr_assert_eq(lg_kernel_execute(kr, 2, a), LG_OK);
+            lg_kernel_destroy(kr);
+            for (int64_t c = 0; c < 32; c++)
+                for (int64_t w = 0; w < W; w++) {
+                    uint8_t g = got[(c / 16) * W * 16 + w * 16 + c % 16];
+                    uint8_t e = c < C ? want[c * W + w] : 0;
+                    cr_assert_eq(g, e, "%s %s C=%lld c=%lld w=%lld: %a gives 0x%02x, want 0x%02x",
+                                 lg__isa_name((lg__isa)isa), lg_dtype_str(dt), (long long)C,
+                                 (long long)c, (long long)w, c < C ? x[c * W + w] : 0.0f, g, e);
+                }
+        }
+    }
+    lg__cpu_set_isa_cap(LG_ISA_AVX512);
+    free(x);
+    free(want);
+    free(got);
+}
+
+Test(f8, e4m3_every_pattern_class_every_isa, .timeout = 120) {
+    pattern_case(LG_F8_E4M3);
+}
+
+Test(f8, e5m2_every_pattern_class_every_isa, .timeout = 120) {
+    pattern_case(LG_F8_E5M2);
+}
+
+Test(f8, s8_u8_every_pattern_class_every_isa, .timeout = 120) {
+    pattern_case(LG_S8);
+    pattern_case(LG_U8);
 }

@@ -191,6 +191,11 @@ static lg_status add_reorder(lg_graph *g, lg_value src, const lg_md *dst, const 
     lg__attr_init(&none);
     const struct lg_attr *a = attr ? attr : &none;
     const int32_t masks[4] = {a->scale_mask[0], a->scale_mask[1], a->zp_mask[0], a->zp_mask[1]};
+    if (a->comp_mask[0] >= 0 || a->comp_mask[1] >= 0)
+        return lg__error(LG_UNIMPLEMENTED, where,
+                         "node %d (reorder): compensation outputs are a kernel-level feature "
+                         "(lg_reorder_create)",
+                         g->nnodes);
     bool sum = a->npost > 0;
     if (a->npost > 1 || (sum && a->post[0].kind != LG_POST_SUM))
         return lg__error(LG_UNIMPLEMENTED, where,

@@ -6,6 +6,7 @@
 
 #include "memory/convert.h"
 #include "primitives/simd/move_avx512.h" /* transposes, byte copies */
+#include "primitives/simd/f8_avx512.h"
 #include "primitives/simd/simd_avx512.h" /* VL, vec and the arithmetic */
 
 #include <immintrin.h>
@@ -18,36 +19,6 @@ static inline __mmask16 lanes(int n) {
 
 static inline vec v_keep_n(vec v, int n) {
     return _mm512_maskz_mov_ps(lanes(n), v);
-}
-
-/* f8 lanes to f32 and back, as fast_avx2.c (and convert.h) do. */
-static inline vec e4m3_to_f32(__m512i b) {
-    __m512i em = _mm512_and_si512(b, _mm512_set1_epi32(0x7f));
-    __m512i sign = _mm512_slli_epi32(_mm512_and_si512(b, _mm512_set1_epi32(0x80)), 24);
-    vec v = _mm512_mul_ps(_mm512_castsi512_ps(_mm512_slli_epi32(em, 20)), _mm512_set1_ps(0x1p120f));
-    __mmask16 nan = _mm512_cmpeq_epi32_mask(em, _mm512_set1_epi32(0x7f));
-    __m512i r = _mm512_mask_mov_epi32(_mm512_castps_si512(v), nan, _mm512_set1_epi32(0x7fc00000));
-    return _mm512_castsi512_ps(_mm512_or_si512(r, sign));
-}
-
-/* fast_avx2.c's f32_to_f8, 16 lanes: clamp to sat, round by adding and
- * subtracting 2^(E + 23) (E raised to the smallest normal's exponent),
- * rescale by 2^(b - 127) and take the bits; NaN lanes then or nanbit. */
-static inline __m512i f32_to_f8(vec v, int e, int b, int32_t sat, int32_t nanbit) {
-    const int m = 7 - e;
-    __m512i x = _mm512_castps_si512(v);
-    __m512i sign = _mm512_and_si512(_mm512_srli_epi32(x, 24), _mm512_set1_epi32(0x80));
-    __m512i ax = _mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff));
-    __mmask16 nan = _mm512_cmpgt_epi32_mask(ax, _mm512_set1_epi32(0x7f800000));
-    __m512i a = _mm512_min_epi32(ax, _mm512_set1_epi32(sat));
-    __m512i ex = _mm512_max_epi32(_mm512_and_si512(a, _mm512_set1_epi32(0x7f800000)),
-                                  _mm512_set1_epi32((128 - b) << 23));
-    vec magic = _mm512_castsi512_ps(_mm512_add_epi32(ex, _mm512_set1_epi32((23 - m) << 23)));
-    vec r = _mm512_sub_ps(_mm512_add_ps(_mm512_castsi512_ps(a), magic), magic);
-    r = _mm512_mul_ps(r, _mm512_castsi512_ps(_mm512_set1_epi32(b << 23)));
-    __m512i c = _mm512_srli_epi32(_mm512_castps_si512(r), 23 - m);
-    c = _mm512_mask_or_epi32(c, nan, c, _mm512_set1_epi32(nanbit));
-    return _mm512_or_si512(c, sign);
 }
 
 static inline vec v_ld(int lk, const char *p, int n) {
@@ -121,6 +92,62 @@ static inline void v_st(int sk, char *p, vec v, int n, bool nt) {
         else
             _mm512_mask_storeu_ps(p, m, v);
         return;
+    }
+}
+
+/* The 8-bit codes of sk (s8, u8, e4m3, e5m2) of v, in 32-bit lanes (s8
+ * sign-extended), as v_st stores them, except that f8 codes lack the sign
+ * bit (v_tr_b8 sets it on four vectors at once). */
+static inline __m512i codes8(int sk, vec v) {
+    switch (sk) {
+    case SK_S8:
+        return to_int(v, -128.0f, 127.0f);
+    case SK_U8:
+        return to_int(v, 0.0f, 255.0f);
+    case SK_E4M3:
+        return f32_to_f8_mag(v, 4, 7, 0x43e80000, 1);
+    default:
+        return f32_to_f8_mag(v, 5, 15, 0x47700000, 2);
+    }
+}
+
+/* fast_avx2.c's v_tr_b8 on 16 pixels: rows a = 0..15 of 16 f32 at s + a *
+ * sa (from nv on zeros) to 16 dst rows of 16 bytes at d + b * db. The packs,
+ * the byte shuffle and the dword transpose work per 128-bit lane as in
+ * AVX2, so lane L of h[i] is pixel 4L + i's 16 bytes, stored one lane at a
+ * time. */
+static inline void v_tr_b8(const char *s, int64_t sa, int nv, int sk, char *d, int64_t db,
+                           bool nt) {
+    (void)nt;
+    const __m512i ctl =
+        _mm512_broadcast_i32x4(_mm_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15));
+    __m512i w[4];
+    for (int g = 0; g < 4; g++) {
+        __m512i x[4], c[4];
+        for (int k = 0; k < 4; k++) {
+            int a = 4 * g + k;
+            x[k] = a < nv ? _mm512_loadu_si512((const void *)(s + a * sa)) : _mm512_setzero_si512();
+            c[k] = codes8(sk, _mm512_castsi512_ps(x[k]));
+        }
+        __m512i p01 = _mm512_packs_epi32(c[0], c[1]), p23 = _mm512_packs_epi32(c[2], c[3]);
+        __m512i b = sk == SK_S8 ? _mm512_packs_epi16(p01, p23) : _mm512_packus_epi16(p01, p23);
+        if (sk == SK_E4M3 || sk == SK_E5M2) { /* the signs, as in fast_avx2.c */
+            __m512i sg =
+                _mm512_packs_epi16(_mm512_packs_epi32(x[0], x[1]), _mm512_packs_epi32(x[2], x[3]));
+            b = _mm512_or_si512(b, _mm512_and_si512(sg, _mm512_set1_epi8((char)0x80)));
+        }
+        w[g] = _mm512_shuffle_epi8(b, ctl);
+    }
+    __m512i t0 = _mm512_unpacklo_epi32(w[0], w[1]), t1 = _mm512_unpackhi_epi32(w[0], w[1]);
+    __m512i t2 = _mm512_unpacklo_epi32(w[2], w[3]), t3 = _mm512_unpackhi_epi32(w[2], w[3]);
+    __m512i h[4] = {_mm512_unpacklo_epi64(t0, t2), _mm512_unpackhi_epi64(t0, t2),
+                    _mm512_unpacklo_epi64(t1, t3), _mm512_unpackhi_epi64(t1, t3)};
+    for (int i = 0; i < 4; i++) {
+        _mm_storeu_si128((__m128i *)(void *)(d + i * db), _mm512_extracti32x4_epi32(h[i], 0));
+        _mm_storeu_si128((__m128i *)(void *)(d + (4 + i) * db), _mm512_extracti32x4_epi32(h[i], 1));
+        _mm_storeu_si128((__m128i *)(void *)(d + (8 + i) * db), _mm512_extracti32x4_epi32(h[i], 2));
+        _mm_storeu_si128((__m128i *)(void *)(d + (12 + i) * db),
+                         _mm512_extracti32x4_epi32(h[i], 3));
     }
 }
 

@@ -18,6 +18,11 @@
  *   vec v_attr_f(p, s, n)        n floats p[0], p[s], ... (s may be 0)
  *   vec v_attr_i(p, s, n)        the same for int32, converted to float
  *   vec v_keep_n(v, n)           v with the lanes from n on zeroed
+ *   void v_tr_b8(s, sa, nv, sk, d, db, nt)
+ *                                16 rows of VL f32 (row a at s + a * sa, rows
+ *                                from nv on zero) converted to the 8-bit
+ *                                store kind sk and stored transposed: VL
+ *                                rows of 16 bytes, row b at d + b * db
  *   v_zero, v_set1, v_add, v_sub, v_mul, v_div (from eltwise/simd_<isa>.h)
  *   void v_copy_bytes(d, s, nbytes, nt), v_zero_bytes(d, nbytes)
  *
@@ -440,10 +445,60 @@ static void trans_b8(const lg__rf_plan *p, const lg__rf_job *j, const lg__rf_ptr
 TRANS_F32_TO(trans_f32_f16, SK_F16)
 TRANS_F32_TO(trans_f32_bf16, SK_BF16)
 TRANS_F32_TO(trans_f32_s32, SK_S32)
-TRANS_F32_TO(trans_f32_s8, SK_S8)
-TRANS_F32_TO(trans_f32_u8, SK_U8)
-TRANS_F32_TO(trans_f32_e4m3, SK_E4M3)
-TRANS_F32_TO(trans_f32_e5m2, SK_E5M2)
+
+/* f32 to an 8-bit type (sk) with dst blocks of 16 (A is 16 elements with
+ * its padding, as in nchw -> nChw16c): tiles of 16 x VL through v_tr_b8,
+ * which converts before it transposes; tiles whose B rows are partial or
+ * wrap into kd[2] go through trans_tile. Other A extents: trans_tpl. */
+LG_RF_INLINE void trans_f32_b8(const lg__rf_plan *p, const lg__rf_job *j, const lg__rf_ptrs *q,
+                               const int64_t n[3], int sk, bool nt) {
+    if (n[0] + j->apad != 16) {
+        trans_tpl(p, j, q, n, LK_B32, sk, LK_B32, false, nt);
+        return;
+    }
+    tr_ctx t;
+    t.sa = j->kd[0].st[LG_RF_SRC] * 4;
+    t.db = j->kd[1].st[LG_RF_DST];
+    t.dc = j->kd[2].st[LG_RF_DST];
+    t.n0 = n[0];
+    t.nas = 16;
+    t.n1 = n[1];
+    t.nb_all = j->bflat ? n[1] * n[2] : n[1];
+    const int64_t sa = t.sa, db = t.db, n1 = t.n1, nb_all = t.nb_all;
+    const int nv = (int)n[0];
+    for (int64_t i2 = 0; i2 < (j->bflat ? 1 : n[2]); i2++) {
+        t.i2 = i2;
+        t.src = q->src + i2 * j->kd[2].st[LG_RF_SRC] * 4;
+        t.dst = q->dst + i2 * t.dc;
+        int64_t c1 = 0, c2 = 0;
+        for (int64_t b0 = 0; b0 < nb_all; b0 += VL) {
+            if (b0 + VL <= nb_all && c1 + VL <= n1) {
+                const char *s = t.src + b0 * 4;
+                char *d = t.dst + c1 * db + c2 * t.dc;
+                if (((b0 * 4) & 63) == 0 && b0 + PF_ELEMS < nb_all)
+                    for (int a = 0; a < nv; a++)
+                        _mm_prefetch(s + a * sa + PF_ELEMS * 4, _MM_HINT_T0);
+                if (nv == 16)
+                    v_tr_b8(s, sa, 16, sk, d, db, nt);
+                else
+                    v_tr_b8(s, sa, nv, sk, d, db, nt);
+            } else {
+                for (int64_t a0 = 0; a0 < 16; a0 += VL)
+                    trans_tile(p, j, q, &t, a0, b0, c1, c2, LK_B32, sk, LK_B32, false, nt);
+            }
+            for (c1 += VL; c1 >= n1; c1 -= n1) c2++;
+        }
+    }
+}
+#define TRANS_F32_TO_B8(name, sk)                                                                  \
+    static void name(const lg__rf_plan *p, const lg__rf_job *j, const lg__rf_ptrs *q,              \
+                     const int64_t n[3], bool nt) {                                                \
+        trans_f32_b8(p, j, q, n, sk, nt);                                                          \
+    }
+TRANS_F32_TO_B8(trans_f32_s8, SK_S8)
+TRANS_F32_TO_B8(trans_f32_u8, SK_U8)
+TRANS_F32_TO_B8(trans_f32_e4m3, SK_E4M3)
+TRANS_F32_TO_B8(trans_f32_e5m2, SK_E5M2)
 
 static void trans_any(const lg__rf_plan *p, const lg__rf_job *j, const lg__rf_ptrs *q,
                       const int64_t n[3], bool nt) {

@@ -58,3 +58,25 @@ void lg__reorder_ref(const lg__reorder_pd *pd, const lg__reorder_args *a) {
         if (pad) memset((char *)a->dst + lg__md_off(d, idx) * (int64_t)esz, 0, esz);
     } while (next_index(idx, d->padded_dims, nd));
 }
+
+void lg__reorder_comp(const lg__reorder_pd *pd, const lg__reorder_args *a) {
+    const lg_md *d = &pd->dst;
+    for (int kind = 0; kind < 2; kind++) {
+        int32_t mask = pd->comp_mask[kind];
+        if (mask < 0) continue;
+        int64_t n = 1;
+        for (int k = 0; k < d->ndims; k++)
+            if (mask & (1 << k)) n *= d->dims[k];
+        /* unsigned sums: the 32-bit wrap is defined */
+        uint32_t *c = (uint32_t *)a->comp[kind];
+        memset(c, 0, (size_t)n * sizeof *c);
+        if (lg__md_nelems(d) > 0) {
+            int64_t idx[LG_MAX_NDIMS] = {0};
+            const int8_t *v = a->dst;
+            do c[lg__mask_index(d, mask, idx)] += (uint32_t)(int32_t)v[lg__md_off(d, idx)];
+            while (next_index(idx, d->dims, d->ndims));
+        }
+        const uint32_t factor = kind == 0 ? (uint32_t)-128 : (uint32_t)-1;
+        for (int64_t k = 0; k < n; k++) c[k] *= factor;
+    }
+}

@@ -15,7 +15,16 @@ typedef struct reorder_data {
 } reorder_data;
 
 /* Slots, in the order lg_kernel's generic execute hands buffers over. */
-enum { SLOT_SRC, SLOT_DST, SLOT_SRC_SCALES, SLOT_DST_SCALES, SLOT_SRC_ZP, SLOT_DST_ZP };
+enum {
+    SLOT_SRC,
+    SLOT_DST,
+    SLOT_SRC_SCALES,
+    SLOT_DST_SCALES,
+    SLOT_SRC_ZP,
+    SLOT_DST_ZP,
+    SLOT_COMP_S8S8,
+    SLOT_COMP_ZP
+};
 
 static lg_status reorder_execute(const lg_kernel *k, void *const *bufs) {
     const reorder_data *r = k->data;
@@ -26,11 +35,13 @@ static lg_status reorder_execute(const lg_kernel *k, void *const *bufs) {
         .dst_scales = bufs[SLOT_DST_SCALES],
         .src_zps = bufs[SLOT_SRC_ZP],
         .dst_zps = bufs[SLOT_DST_ZP],
+        .comp = {bufs[SLOT_COMP_S8S8], bufs[SLOT_COMP_ZP]},
     };
     if (r->plan)
         lg__reorder_fast_exec(r->plan, &a);
     else
         lg__reorder_ref(&r->pd, &a);
+    if (r->pd.comp_mask[0] >= 0 || r->pd.comp_mask[1] >= 0) lg__reorder_comp(&r->pd, &a);
     return LG_OK;
 }
 
@@ -80,13 +91,15 @@ static lg_status build_reorder(const void *problem, lg_kernel **out) {
         int arg;
         const lg_md *md;
         size_t elt;
-    } extra[4] = {
+    } extra[6] = {
         {pd->src_scale_mask, LG_ARG_ATTR_SCALES | LG_ARG_SRC, &pd->src, sizeof(float)},
         {pd->dst_scale_mask, LG_ARG_ATTR_SCALES | LG_ARG_DST, &pd->dst, sizeof(float)},
         {pd->src_zp_mask, LG_ARG_ATTR_ZERO_POINTS | LG_ARG_SRC, &pd->src, sizeof(int32_t)},
         {pd->dst_zp_mask, LG_ARG_ATTR_ZERO_POINTS | LG_ARG_DST, &pd->dst, sizeof(int32_t)},
+        {pd->comp_mask[0], LG_ARG_ATTR_COMP_S8S8 | LG_ARG_DST, &pd->dst, sizeof(int32_t)},
+        {pd->comp_mask[1], LG_ARG_ATTR_COMP_ZERO_POINT | LG_ARG_DST, &pd->dst, sizeof(int32_t)},
     };
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 6; i++)
         lg__kernel_add_slot(
             k, extra[i].arg, extra[i].mask >= 0, NULL,
             extra[i].mask >= 0 ? mask_count(extra[i].md, extra[i].mask) * extra[i].elt : 0);
@@ -139,6 +152,14 @@ lg_status lg__reorder_query(const lg_md *src, const lg_md *dst, const struct lg_
     LG_CHECK(check_mask(pd->dst_scale_mask, dst, "dst scale", where));
     LG_CHECK(check_mask(pd->src_zp_mask, src, "src zero-point", where));
     LG_CHECK(check_mask(pd->dst_zp_mask, dst, "dst zero-point", where));
+    static const char *const comp_names[2] = {"s8s8 compensation", "zero-point compensation"};
+    for (int kind = 0; kind < 2; kind++) {
+        pd->comp_mask[kind] = a->comp_mask[kind];
+        LG_CHECK(check_mask(pd->comp_mask[kind], dst, comp_names[kind], where));
+        if (pd->comp_mask[kind] >= 0 && dst->dtype != LG_S8)
+            return lg__error(LG_INVALID_ARGUMENT, where, "%s asks for an s8 dst, dst is %s",
+                             comp_names[kind], lg_dtype_str(dst->dtype));
+    }
     for (int i = 0; i < a->npost; i++) {
         if (a->post[i].kind != LG_POST_SUM || i > 0)
             return lg__error(LG_UNIMPLEMENTED, where,

@@ -18,6 +18,7 @@ typedef struct lg__reorder_pd {
     int32_t src_zp_mask, dst_zp_mask;
     int32_t has_sum;
     float sum_beta;
+    int32_t comp_mask[2]; /* compensations (lg_comp_kind order), on dst; -1: none */
 } lg__reorder_pd;
 
 struct lg_attr;
@@ -39,6 +40,7 @@ typedef struct lg__reorder_args {
     void *dst;
     const float *src_scales, *dst_scales;
     const int32_t *src_zps, *dst_zps;
+    int32_t *comp[2]; /* compensation outputs (lg_comp_kind order); NULL when mask -1 */
 } lg__reorder_args;
 
 /* True if the problem is a plain copy: no attributes and equal data types. */
@@ -61,6 +63,12 @@ static inline int64_t lg__mask_index(const lg_md *md, int32_t mask, const int64_
  * (the factor formed first), converts to dst's type (convert.h), and writes
  * zeros to dst's padding. Equal types without attributes copy bits. */
 LG_INTERNAL void lg__reorder_ref(const lg__reorder_pd *pd, const lg__reorder_args *a);
+
+/* The compensations pd asks for (lg_attr_set_compensation), from the s8
+ * values already in a->dst: comp[kind][k] = factor * sum of the dst values
+ * whose mask index is k (factor -128 for s8s8, -1 for zero point), summed
+ * modulo 2^32. Run after the reorder proper (fast or reference). */
+LG_INTERNAL void lg__reorder_comp(const lg__reorder_pd *pd, const lg__reorder_args *a);
 
 /* The fast engine. lg__reorder_fast_init plans the problem for `isa` and
  * returns LG_OK with *plan set and *impl naming the path (a static string,
