@@ -671,9 +671,14 @@ static double speedup2(const lg_calibrate_options *o, bool compute) {
         a.num_threads = 1;
         b.num_threads = 2;
         samples ss = {NULL, 0, 0};
-        double t2 = 0;
-        if (measure(&cs[i], &a, &ss, NULL) == LG_OK && ss.n == 1 &&
-            measure(&cs[i], &b, NULL, &t2) == LG_OK && t2 > 0 && isfinite(t2)) {
+        double t2 = INFINITY;
+        bool ok = measure(&cs[i], &a, &ss, NULL) == LG_OK && ss.n == 1;
+        /* Up to 3 tries while every 2-thread run was disturbed (below). */
+        for (int k = 0; ok && k < 3 && !(t2 < ss.s[0].ns * 1e-6); k++) {
+            double t = 0;
+            if (measure(&cs[i], &b, NULL, &t) == LG_OK && t > 0) t2 = fmin(t2, t);
+        }
+        if (ok && isfinite(t2)) {
             /* Slower on 2 threads than on 1: the second thread never got a
              * core (it waits a time slice when woken on a loaded machine). */
             if (ss.s[0].ns * 1e-6 > t2) r[m++] = ss.s[0].ns * 1e-6 / t2;
