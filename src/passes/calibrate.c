@@ -388,7 +388,8 @@ static lg_status measure(const calib_case *cc, const lg_calibrate_options *o, sa
         steps[i].ms = best[i];
         snprintf(x.key, sizeof x.key, "%s", steps[i].cost_key);
         x.bytes = steps[i].cost_bytes;
-        x.flops = steps[i].flops;
+        /* Memory-bound: the bytes beyond the caches (lg__cost_spill). */
+        x.flops = steps[i].flops > 0 ? steps[i].flops : lg__cost_spill(x.bytes);
         x.ns = fmax(steps[i].ms * 1e6, 1.0);
         if (!push(ss, &x)) s = LG_OUT_OF_MEMORY;
         if (o->log)
@@ -551,7 +552,7 @@ static int make_cases(bool quick, bool b16, calib_case *cs, int cap) {
                 if ((t == F_B16 && !b16) || t == f) continue;
                 calib_case r = {OP_REORDER, 1, c, h, c, 1, 1, 1, f, t};
                 n = add_case(cs, n, cap, r);
-                if (!quick && i == 1) {
+                if (!quick && i <= 1) { /* out of cache */
                     r.n = 16;
                     n = add_case(cs, n, cap, r);
                 }
@@ -631,6 +632,41 @@ static lg_status fit_all(samples *ss, lg__cost_coefs *c, FILE *log) {
         }
     }
     free(tmp);
+    /* A family's own entry is kept only where its steps run measurably
+     * differently from the kind and class over all families: where the
+     * pooled "kind:class:*:*" predicts the key's own samples within 5
+     * points of relative error of the key's fit, the key goes (it falls
+     * back to the pooled entry). Otherwise OPTIMAL would trade layouts
+     * whose kernels run equally fast on the noise of two separate fits. */
+    for (int i = 0; i < ss->n && s == LG_OK;) {
+        int j = i;
+        while (j < ss->n && strcmp(ss->s[j].key, ss->s[i].key) == 0) j++;
+        char w[LG_COST_KEY_LEN];
+        wildcard(ss->s[i].key, 2, w);
+        const lg__cost_entry *own = NULL, *pool = NULL;
+        int at = -1;
+        for (int k = 0; k < c->n; k++) {
+            if (strcmp(c->e[k].key, ss->s[i].key) == 0) own = &c->e[k], at = k;
+            if (strcmp(c->e[k].key, w) == 0) pool = &c->e[k];
+        }
+        if (own && pool && strcmp(ss->s[i].key, "reorder") != 0 &&
+            strncmp(ss->s[i].key, "reorder:", 8) != 0) {
+            double err = 0;
+            for (int k = i; k < j; k++) {
+                double p = lg__cost_eval(pool, ss->s[k].bytes, ss->s[k].flops);
+                err += (p - ss->s[k].ns) * (p - ss->s[k].ns) / (ss->s[k].ns * ss->s[k].ns);
+            }
+            err = sqrt(err / (j - i));
+            if (err <= own->rms_rel_err + 0.05) {
+                if (log)
+                    fprintf(log, "pooled: %s (own fit %.1f%%, %s %.1f%%)\n", own->key,
+                            100 * own->rms_rel_err, w, 100 * err);
+                c->e[at] = c->e[c->n - 1];
+                c->n--;
+            }
+        }
+        i = j;
+    }
     if (log && s == LG_OK) {
         fprintf(log, "fit: %d entries from %d measured steps\n", c->n, ss->n);
         fprintf(log, "%-36s %5s %12s %12s %12s %8s\n", "key", "n", "fixed_ns", "ns/byte", "ns/flop",

@@ -73,6 +73,10 @@ double lg__cost_eval(const lg__cost_entry *e, double bytes, double flops) {
     return e->fixed_ns + e->ns_per_byte * bytes + e->ns_per_flop * flops;
 }
 
+double lg__cost_spill(double bytes) {
+    return bytes > LG_COST_CACHE_BYTES ? bytes - LG_COST_CACHE_BYTES : 0;
+}
+
 double lg__cost_speedup(const lg__cost_coefs *c, int threads, bool compute) {
     if (threads <= 0) threads = omp_get_max_threads();
     double s2 = c ? (compute ? c->speedup2_compute : c->speedup2_memory) : 0;

@@ -59,6 +59,13 @@ LG_INTERNAL const lg__cost_entry *lg__cost_lookup(const lg__cost_coefs *c, const
  * bytes + 0.1 x flops, the caller passing flops times the kind's slowdown. */
 LG_INTERNAL double lg__cost_eval(const lg__cost_entry *e, double bytes, double flops);
 
+/* Bytes of a memory-bound step (no arithmetic) beyond what stays in the
+ * caches: the model's third term prices these instead of flops for such
+ * steps (ns_per_flop is then ns per spilled byte), since a reorder or an
+ * eltwise over tens of MB runs at the memory's bandwidth, not the cache's. */
+#define LG_COST_CACHE_BYTES (8.0 * 1024 * 1024)
+LG_INTERNAL double lg__cost_spill(double bytes);
+
 /* The factor a step's one-thread time is divided by on `threads` threads
  * (0: OpenMP's default), from c's 2-thread speedups (see above). */
 LG_INTERNAL double lg__cost_speedup(const lg__cost_coefs *c, int threads, bool compute);

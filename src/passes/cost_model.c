@@ -14,7 +14,8 @@ double lg__cost_reorder(const lg__graph *ir, const lg_md *src, const lg_md *dst)
     lg__cost_key("reorder", "reorder", src, dst, key);
     double bytes = (double)lg_md_size(src) + (double)lg_md_size(dst);
     const lg__cost_coefs *c = lg__cost_coefs_of(ir);
-    return lg__cost_eval(lg__cost_lookup(c, key), bytes, 0) /
+    const lg__cost_entry *e = lg__cost_lookup(c, key);
+    return lg__cost_eval(e, bytes, e ? lg__cost_spill(bytes) : 0) /
            lg__cost_speedup(c, ir ? ir->threads : 0, false);
 }
 
@@ -39,8 +40,8 @@ double lg__cost_node_ex(const lg__graph *ir, const lg__cnode *node, const lg_md 
     const lg__cost_coefs *t = lg__cost_coefs_of(ir);
     const lg__cost_entry *e = lg__cost_lookup(t, kp);
     /* Without an entry, the flops of a slow layout weigh more. */
-    return lg__cost_eval(e, bytes, e ? c.flops : c.flops * c.slowdown) /
-           lg__cost_speedup(t, ir ? ir->threads : 0, c.flops > 0);
+    double third = !e ? c.flops * c.slowdown : c.flops > 0 ? c.flops : lg__cost_spill(bytes);
+    return lg__cost_eval(e, bytes, third) / lg__cost_speedup(t, ir ? ir->threads : 0, c.flops > 0);
 }
 
 double lg__cost_node(const lg__graph *ir, const lg__cnode *node, const lg_md *in_mds,
