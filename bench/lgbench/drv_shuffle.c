@@ -64,7 +64,8 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
     if (ctx->mode.correctness) {
         lg__shuffle_pd pd;
         memset(&pd, 0, sizeof pd);
-        pd.md = md;
+        pd.src = md;
+        pd.dst = md;
         pd.prop = prop;
         pd.axis = (int32_t)axis;
         pd.group = group;

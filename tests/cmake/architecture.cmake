@@ -6,3 +6,8 @@ add_test(NAME check_layers COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/check_laye
 lg_add_test(passes_kernel_queries SOURCES passes/test_kernel_queries.c
             ${PROJECT_SOURCE_DIR}/bench/workloads.c)
 target_include_directories(passes_kernel_queries PRIVATE ${PROJECT_SOURCE_DIR}/bench)
+# The same check fails on a planted folder cycle and on a kernel kind that
+# includes another kind's private header (only simd/ and <kind>/<kind>.h
+# are shared).
+add_test(NAME check_layers_negative COMMAND bash ${PROJECT_SOURCE_DIR}/tests/passes/check_layers_negative.sh
+                                            ${PROJECT_SOURCE_DIR})

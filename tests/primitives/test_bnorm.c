@@ -6,7 +6,7 @@
  * hand values; bad input. */
 #include "memory/convert.h"
 #include "primitives/bnorm/bnorm.h"
-#include "primitives/eltwise/layout.h"
+#include "primitives/layout.h"
 #include "test_layers_util.h"
 #include "test_util.h"
 

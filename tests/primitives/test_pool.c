@@ -6,7 +6,7 @@
  * layouts (vector plane sums: a different summation order). Hand-computed
  * cases and every bad input. */
 #include "memory/convert.h"
-#include "primitives/eltwise/layout.h"
+#include "primitives/layout.h"
 #include "primitives/pool/pool.h"
 #include "test_layers_util.h"
 #include "test_util.h"

@@ -12,7 +12,7 @@
  * reference fails the test. */
 #include "primitives/reorder/reorder.h"
 
-#include "primitives/reorder/cvt.h"
+#include "primitives/simd/cvt.h"
 #include "primitives/reorder/fast_plan.h" /* lg__reorder_fast_set_stream_bytes */
 
 #include "memory/convert.h"

@@ -61,7 +61,7 @@ static int seen_tile[5][9];
 
 static void describe(const lg__shuffle_pd *pd, char *buf, size_t len) {
     char m[96];
-    lg__md_describe(&pd->md, m, sizeof m);
+    lg__md_describe(&pd->src, m, sizeof m);
     snprintf(buf, len, "%s %s axis %d group %lld", pd->prop == LG_FORWARD ? "fwd" : "bwd", m,
              (int)pd->axis, (long long)pd->group);
 }
@@ -72,8 +72,8 @@ static void describe(const lg__shuffle_pd *pd, char *buf, size_t len) {
 static void check_plans(const lg__shuffle_pd *pd, lg_rng *r, size_t mis) {
     char what[160];
     describe(pd, what, sizeof what);
-    size_t n = lg_md_size(&pd->md);
-    void *src = make_src(&pd->md, r);
+    size_t n = lg_md_size(&pd->src);
+    void *src = make_src(&pd->src, r);
     uint8_t *want = aligned_alloc(64, (n + mis + 64 + 63) & ~(size_t)63);
     uint8_t *got = aligned_alloc(64, (n + mis + 64 + 63) & ~(size_t)63);
     cr_assert(want && got);
@@ -104,7 +104,7 @@ static void check_plans(const lg__shuffle_pd *pd, lg_rng *r, size_t mis) {
          * ISA is part of the cache key, so each level has its kernel). */
         lg__cpu_set_isa_cap(isa);
         lg_kernel *k;
-        cr_assert_eq(lg_shuffle_create(&k, (lg_prop)pd->prop, &pd->md, pd->axis, pd->group), LG_OK,
+        cr_assert_eq(lg_shuffle_create(&k, (lg_prop)pd->prop, &pd->src, pd->axis, pd->group), LG_OK,
                      "%s: %s", what, lg_last_error());
         memset(got, 0xA5, n + mis + 64);
         bool fwd = pd->prop == LG_FORWARD;
@@ -124,7 +124,8 @@ static void check_plans(const lg__shuffle_pd *pd, lg_rng *r, size_t mis) {
 static lg__shuffle_pd make_pd(const lg_md *md, int axis, int64_t g, lg_prop prop) {
     lg__shuffle_pd pd;
     memset(&pd, 0, sizeof pd);
-    lg__md_canon(md, &pd.md);
+    lg__md_canon(md, &pd.src);
+    pd.dst = pd.src;
     pd.axis = axis;
     pd.group = g;
     pd.prop = prop;

@@ -8,7 +8,6 @@
  * movement), elements are located with lg_md_offset, and the whole dst
  * buffer is compared: values, zeroed padding, untouched gaps. */
 #include "primitives/shuffle/shuffle.h"
-#include "primitives/shuffle/shuffle_ex.h"
 
 #include "test_util.h"
 
@@ -107,14 +106,26 @@ static void check(const lg_md *sm, const lg_md *dm, int axis, int64_t G, lg_prop
     cr_assert(want && got);
     truth(sm, dm, axis, perm, src, want, nd, 0xA5);
 
-    lg__shuffle_ex_pd pd;
+    lg__shuffle_pd pd;
     memset(&pd, 0, sizeof pd);
     lg__md_canon(sm, &pd.src);
     lg__md_canon(dm, &pd.dst);
     pd.prop = prop, pd.axis = axis, pd.group = G;
     memset(got, 0xA5, nd + 1);
-    lg__shuffle_ex_ref(&pd, src, got);
-    cr_assert(memcmp(want, got, nd + 1) == 0, "%s: lg__shuffle_ex_ref differs", what);
+    lg__shuffle_ref(&pd, src, got);
+    cr_assert(memcmp(want, got, nd + 1) == 0, "%s: lg__shuffle_ref differs", what);
+
+    /* The kind's one planner, asked directly: different layouts get its
+     * offset-table mode, equal ones one of the others; both run through the
+     * one executor. */
+    lg__shuf_plan *plan;
+    cr_assert_eq(lg__shuffle_plan(&pd, lg__cpu_isa_hw(), &plan), LG_OK, "%s", what);
+    cr_assert_eq(plan->mode == LG_SHUF_LAYOUTS, !lg_md_equal(sm, dm), "%s: mode %d", what,
+                 (int)plan->mode);
+    memset(got, 0xA5, nd + 1);
+    lg__shuffle_exec(plan, src, got);
+    cr_assert(memcmp(want, got, nd + 1) == 0, "%s: lg__shuffle_plan's plan differs", what);
+    lg__shuffle_plan_free(plan);
 
     bool fwd = prop == LG_FORWARD;
     for (int isa = LG_ISA_SCALAR; isa <= (int)lg__cpu_isa_hw(); isa++) {

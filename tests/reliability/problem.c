@@ -303,13 +303,14 @@ static int check_kind(const rel_problem *p, const lg_kernel *k, gen *g, bufs *b,
         if (2 * n > max_bytes) return *skipped = true, 0;
         lg__shuffle_pd pd;
         memset(&pd, 0, sizeof pd);
-        lg__md_canon(&m[0], &pd.md);
+        lg__md_canon(&m[0], &pd.src);
+        pd.dst = pd.src;
         pd.prop = (int32_t)p->prop;
         pd.axis = p->axis;
         pd.group = p->group;
         void *src = take(b, n, g), *got = take(b, n, g), *want = take(b, n, g);
-        fill_tensor(&pd.md, src, g, true);
-        fill_tensor(&pd.md, got, g, false);
+        fill_tensor(&pd.src, src, g, true);
+        fill_tensor(&pd.src, got, g, false);
         memcpy(want, got, n);
         bool fwd = p->prop == LG_FORWARD;
         lg_arg args[2] = {{fwd ? LG_ARG_SRC : LG_ARG_DIFF_DST, src},
@@ -319,7 +320,7 @@ static int check_kind(const rel_problem *p, const lg_kernel *k, gen *g, bufs *b,
             return -1;
         }
         lg__shuffle_ref(&pd, src, want);
-        return compare(&pd.md, got, want, 0.0, msg, len);
+        return compare(&pd.src, got, want, 0.0, msg, len);
     }
     case REL_ELTWISE: {
         if (p->null_dst || lg_md_is_any(&m[1])) {

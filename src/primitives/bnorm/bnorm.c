@@ -8,7 +8,7 @@
 #include "primitives/bnorm/bnorm.h"
 
 #include "primitives/cache.h"
-#include "primitives/eltwise/layout.h"
+#include "primitives/layout.h"
 
 #include <math.h>
 #include <omp.h>

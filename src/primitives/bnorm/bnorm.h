@@ -5,7 +5,7 @@
 
 #include "memory/md.h"
 #include "primitives/cpu.h"
-#include "primitives/pool/chview.h"
+#include "primitives/chview.h"
 
 /* A validated problem, zeroed then filled (the cache hashes its bytes). */
 typedef struct lg__bnorm_pd {

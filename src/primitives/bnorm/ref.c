@@ -2,7 +2,7 @@
 #include "lgraph.h"
 #include "memory/convert.h"
 #include "primitives/bnorm/bnorm.h"
-#include "primitives/eltwise/layout.h"
+#include "primitives/layout.h"
 
 #include <math.h>
 

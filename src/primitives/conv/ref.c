@@ -3,7 +3,7 @@
 #include "primitives/conv/conv.h"
 
 #include "primitives/eltwise/eltwise.h"
-#include "primitives/eltwise/layout.h"
+#include "primitives/layout.h"
 
 #include <omp.h>
 #include <string.h>

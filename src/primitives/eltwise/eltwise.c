@@ -22,8 +22,8 @@
 
 #include "memory/convert.h"
 #include "primitives/cache.h"
-#include "primitives/eltwise/layout.h"
-#include "primitives/reorder/cvt.h"
+#include "primitives/layout.h"
+#include "primitives/simd/cvt.h"
 
 #include <omp.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* AVX2 eltwise f32 kernels: eltwise_simd.h on 8 lanes. Only called when
  * lg__cpu_isa() allows AVX2. */
-#include "primitives/eltwise/simd_avx2.h"
+#include "primitives/simd/simd_avx2.h"
 
 #define LG_ELT_F32   lg__eltwise_f32_avx2
 #define LG_ELT_HALF  lg__eltwise_half_avx2

@@ -1,6 +1,6 @@
 /* AVX-512 eltwise f32 kernels: eltwise_simd.h on 16 lanes. Only called when
  * lg__cpu_isa() allows AVX-512. */
-#include "primitives/eltwise/simd_avx512.h"
+#include "primitives/simd/simd_avx512.h"
 
 #define LG_ELT_F32   lg__eltwise_f32_avx512
 #define LG_ELT_HALF  lg__eltwise_half_avx512

@@ -2,7 +2,7 @@
  * on one value. */
 #include "primitives/ip/ip.h"
 
-#include "primitives/eltwise/layout.h"
+#include "primitives/layout.h"
 
 #include <omp.h>
 #include <string.h>

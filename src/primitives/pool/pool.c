@@ -15,7 +15,7 @@
 
 #include "primitives/cache.h"
 #include "primitives/eltwise/eltwise.h"
-#include "primitives/eltwise/layout.h"
+#include "primitives/layout.h"
 
 #include <omp.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
 #include "memory/md.h"
 #include "primitives/attr.h"
 #include "primitives/cpu.h"
-#include "primitives/pool/chview.h"
+#include "primitives/chview.h"
 
 #include <math.h>
 

@@ -1,8 +1,7 @@
-/* The SIMD pooling rows, written once over the eltwise vector layer
- * (simd_avx2.h or simd_avx512.h). Not a normal header: pool_avx2.c and
- * pool_avx512.c include their layer, define pv_hsum (sum of the lanes) and
- * pv_gather (VL f32 at p, p + s, ...), name the entry point LG_POOL_ROWS,
- * then include this file.
+/* The SIMD pooling rows, written once over the shared vector layer
+ * (simd/simd_avx2.h or simd_avx512.h). Not a normal header: pool_avx2.c and
+ * pool_avx512.c include their layer, name the entry point LG_POOL_ROWS, then
+ * include this file.
  *
  * f32, f16 and bf16 (converted in registers as convert.h converts).
  * Channel-inner views: lanes along the channel run, every tap a vector load,
@@ -135,7 +134,7 @@ plain_row(const lg__pool_job *j, lg_dtype dt, bool is_max, const void *src, void
                     for (int64_t e = 0; e < K; e++, p += g->step[2])
                         acc = ACC(is_max, acc,
                                   s == 1 ? v_load_dt(dt, src, p)
-                                         : pv_gather((const float *)src + p, s));
+                                         : v_gather((const float *)src + p, s));
                 }
             v_store_dt(dt, dst, dbase + ow, finish(is_max, acc, vcnt));
             ow += VL;
@@ -172,7 +171,7 @@ global_row(const lg__pool_job *j, lg_dtype dt, const void *src, void *dst, int64
             }
             for (; i + VL <= P; i += VL) a0 = v_add(a0, v_load_dt(dt, src, sbase + i));
             if (i < P) a1 = v_add(a1, v_load_dt_part(dt, src, sbase + i, P - i));
-            total = pv_hsum(v_add(v_add(a0, a1), v_add(a2, a3)));
+            total = v_hsum(v_add(v_add(a0, a1), v_add(a2, a3)));
         } else {
             total = 0.0f;
             for (int64_t d = 0; d < D; d++)

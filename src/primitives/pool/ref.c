@@ -1,6 +1,6 @@
 /* Pooling geometry tables and the scalar reference (pool.h). */
 #include "memory/convert.h"
-#include "primitives/eltwise/layout.h"
+#include "primitives/layout.h"
 #include "primitives/pool/pool.h"
 
 #include <math.h>

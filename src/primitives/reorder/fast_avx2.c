@@ -6,7 +6,7 @@
 #include "primitives/reorder/fast_plan.h"
 
 #include "memory/convert.h"
-#include "primitives/eltwise/simd_avx2.h" /* VL, vec and the arithmetic */
+#include "primitives/simd/simd_avx2.h" /* VL, vec and the arithmetic */
 
 #include <immintrin.h>
 #include <stdint.h>

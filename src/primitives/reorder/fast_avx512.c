@@ -5,7 +5,7 @@
 #include "primitives/reorder/fast_plan.h"
 
 #include "memory/convert.h"
-#include "primitives/eltwise/simd_avx512.h" /* VL, vec and the arithmetic */
+#include "primitives/simd/simd_avx512.h" /* VL, vec and the arithmetic */
 
 #include <immintrin.h>
 #include <stdint.h>

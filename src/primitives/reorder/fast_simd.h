@@ -31,7 +31,7 @@
 #error "fast_simd.h is a template: define the primitives, LG_RF_ENTRY and LG_RF_CVT first"
 #endif
 
-#include "primitives/reorder/cvt.h"
+#include "primitives/simd/cvt.h"
 
 #include <stdint.h>
 #include <xmmintrin.h>

@@ -24,6 +24,7 @@
  * caches once dst passes STREAM_BYTES; PLANES copies with plain stores,
  * which measured faster there (planes.c). */
 #include "primitives/shuffle/shuffle.h"
+#include "primitives/shuffle/plan_layouts.h"
 
 #include <string.h>
 
@@ -324,6 +325,7 @@ void lg__shuffle_plan_free(lg__shuf_plan *p) {
     lg__free(p->soff);
     lg__free(p->win);
     lg__free(p->seg);
+    lg__shuffle_plan_layouts_free(p->lplan);
     lg__free(p);
 }
 
@@ -353,11 +355,22 @@ static void set_units(lg__shuf_plan *p, const vdim *rest, int nr) {
 
 lg_status lg__shuffle_plan(const lg__shuffle_pd *pd, lg__isa isa, lg__shuf_plan **out) {
     *out = NULL;
-    const lg_md *md = &pd->md;
+    const lg_md *md = &pd->src;
     int a = pd->axis;
     lg__shuf_plan *p = lg__calloc(1, sizeof *p);
     if (!p) return LG_OUT_OF_MEMORY;
     p->isa = isa;
+    if (memcmp(&pd->src, &pd->dst, sizeof pd->src) != 0) { /* different layouts */
+        p->mode = LG_SHUF_LAYOUTS;
+        lg_status st = lg__shuffle_plan_layouts(pd, &p->lplan);
+        if (st != LG_OK) {
+            lg__shuffle_plan_free(p);
+            return st;
+        }
+        snprintf(p->impl, sizeof p->impl, "%s", p->lplan->impl);
+        *out = p;
+        return LG_OK;
+    }
     p->esz = (int)lg_dtype_size(md->dtype);
     p->C = md->dims[a];
     p->padC = md->padded_dims[a];

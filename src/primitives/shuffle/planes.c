@@ -9,6 +9,7 @@
  * saves. Nothing here allocates; a plan is read-only, so one plan may run on
  * several threads at once. */
 #include "primitives/shuffle/shuffle.h"
+#include "primitives/shuffle/plan_layouts.h"
 
 #include <emmintrin.h>
 #include <omp.h>
@@ -121,6 +122,10 @@ static void run(const lg__shuf_plan *p, const void *src, void *dst, int64_t lo, 
 }
 
 void lg__shuffle_exec(const lg__shuf_plan *p, const void *src, void *dst) {
+    if (p->mode == LG_SHUF_LAYOUTS) {
+        lg__shuffle_exec_layouts(p->lplan, src, dst);
+        return;
+    }
     int64_t total = p->units;
     if (total == 0) return;
     bool stream =

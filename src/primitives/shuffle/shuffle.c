@@ -1,23 +1,20 @@
 /* The shuffle kind's one creator: lg_shuffle_create_layouts (and its
  * same-layout form lg_shuffle_create) validates the problem once
- * (lg__shuffle_query), canonicalises it into the cache key and binds it to
- * the planner: equal layouts go to the plane / SIMD permute plans (plan.c),
- * different ones to the offset-table plan (shuffle_ex_plan.c); a problem
- * no plan takes runs the reference. */
+ * (lg__shuffle_query), canonicalises it into the cache key and hands it to
+ * the one planner (lg__shuffle_plan, plan.c: equal layouts get the plane /
+ * SIMD permute plans, different ones the offset-table plan); a problem no
+ * plan takes runs the reference. */
 #include "primitives/shuffle/shuffle.h"
 
 #include "primitives/cache.h"
-#include "primitives/shuffle/shuffle_ex.h"
 
 #include <string.h>
 
 /* The kind's private data: the problem and its plan (both NULL: the
  * reference). */
 typedef struct shuffle_data {
-    lg__shuffle_ex_pd pd;
-    lg__shuffle_pd same;     /* pd with equal layouts, for plan.c and the reference */
-    lg__shuf_plan *plan;     /* equal layouts */
-    lg__shuf_ex_plan *xplan; /* different layouts */
+    lg__shuffle_pd pd;
+    lg__shuf_plan *plan;
 } shuffle_data;
 
 /* Slots, in the order lg_kernel's generic execute hands buffers over. */
@@ -27,55 +24,33 @@ static lg_status shuffle_execute(const lg_kernel *k, void *const *bufs) {
     const shuffle_data *s = k->data;
     if (s->plan)
         lg__shuffle_exec(s->plan, bufs[SLOT_SRC], bufs[SLOT_DST]);
-    else if (s->xplan)
-        lg__shuffle_ex_exec(s->xplan, bufs[SLOT_SRC], bufs[SLOT_DST]);
     else
-        lg__shuffle_ref(&s->same, bufs[SLOT_SRC], bufs[SLOT_DST]);
+        lg__shuffle_ref(&s->pd, bufs[SLOT_SRC], bufs[SLOT_DST]);
     return LG_OK;
 }
 
 static void shuffle_destroy(lg_kernel *k) {
     shuffle_data *s = k->data;
-    if (s) {
-        lg__shuffle_plan_free(s->plan);
-        lg__shuffle_ex_plan_free(s->xplan);
-    }
+    if (s) lg__shuffle_plan_free(s->plan);
     lg__free(s);
 }
 
 static const lg__kernel_ops shuffle_ops = {shuffle_execute, shuffle_destroy};
 
-/* The planner: the plan for pd on this ISA (s->plan or s->xplan, or
- * neither for the reference); LG_OUT_OF_MEMORY only. */
-static lg_status plan_shuffle(shuffle_data *s, bool same) {
-    if (!same) return lg__shuffle_ex_plan(&s->pd, &s->xplan);
-    lg_status st = lg__shuffle_plan(&s->same, lg__cpu_isa(), &s->plan);
-    if (st == LG_OUT_OF_MEMORY) return st;
-    if (st != LG_OK) s->plan = NULL;
-    return LG_OK;
-}
-
 static lg_status build_shuffle(const void *problem, lg_kernel **out) {
-    const lg__shuffle_ex_pd *pd = problem;
+    const lg__shuffle_pd *pd = problem;
     lg_kernel *k = lg__kernel_new(LG_KIND_SHUFFLE, &shuffle_ops, sizeof(shuffle_data));
     if (!k)
         return lg__error(LG_OUT_OF_MEMORY, "lg_shuffle_create", "cannot allocate a shuffle kernel");
     shuffle_data *s = k->data;
     s->pd = *pd;
     bool same = memcmp(&pd->src, &pd->dst, sizeof pd->src) == 0;
-    memset(&s->same, 0, sizeof s->same);
-    s->same.md = pd->src;
-    s->same.prop = pd->prop;
-    s->same.axis = pd->axis;
-    s->same.group = pd->group;
-    if (plan_shuffle(s, same) != LG_OK) {
+    /* No plan (too many channels for a table): the reference. */
+    if (lg__shuffle_plan(pd, lg__cpu_isa(), &s->plan) == LG_OUT_OF_MEMORY) {
         lg_kernel_destroy(k);
         return lg__error(LG_OUT_OF_MEMORY, "lg_shuffle_create", "cannot allocate a shuffle plan");
     }
-    snprintf(k->impl, sizeof k->impl, "shuffle:%s",
-             s->plan    ? s->plan->impl
-             : s->xplan ? s->xplan->impl
-                        : "ref");
+    snprintf(k->impl, sizeof k->impl, "shuffle:%s", s->plan ? s->plan->impl : "ref");
     char sm[96], dm[96];
     lg__md_describe(&pd->src, sm, sizeof sm);
     lg__md_describe(&pd->dst, dm, sizeof dm);
@@ -101,7 +76,7 @@ static lg_status check_md(const lg_md *md, const char *what, const char *where) 
 }
 
 lg_status lg__shuffle_query(lg_prop prop, const lg_md *src, const lg_md *dst, int axis,
-                            int64_t group_size, const char *where, lg__shuffle_ex_pd *pd) {
+                            int64_t group_size, const char *where, lg__shuffle_pd *pd) {
     bool one = src == dst; /* lg_shuffle_create: one md names both */
     LG_CHECK(check_md(src, one ? "md" : "src md", where));
     if (!one) {
@@ -144,7 +119,7 @@ lg_status lg__shuffle_query(lg_prop prop, const lg_md *src, const lg_md *dst, in
 static lg_status create(lg_kernel **k, lg_prop prop, const lg_md *src, const lg_md *dst, int axis,
                         int64_t group_size, const char *where) {
     if (!k) return lg__error(LG_INVALID_ARGUMENT, where, "kernel pointer is NULL");
-    lg__shuffle_ex_pd pd;
+    lg__shuffle_pd pd;
     LG_CHECK(lg__shuffle_query(prop, src, dst, axis, group_size, where, &pd));
     return lg__cache_get(LG_KIND_SHUFFLE, &pd, sizeof pd, build_shuffle, k);
 }

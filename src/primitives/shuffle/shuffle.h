@@ -19,11 +19,13 @@
 #include "memory/md.h"
 #include "primitives/cpu.h"
 
-/* A validated shuffle problem, zeroed then filled (hashed as raw bytes).
- * md is concrete (not "any"), 0 <= axis < ndims, group > 0 divides
- * dims[axis]; group is the G the caller gave, for either prop. */
+/* A validated shuffle problem, zeroed then filled (the kernel-cache key of
+ * every shuffle, equal layouts included): src and dst are concrete (not
+ * "any"), with equal dims and type (lg_shuffle_create: equal mds); 0 <= axis
+ * < ndims; group > 0 divides dims[axis]; group is the G the caller gave, for
+ * either prop. */
 typedef struct lg__shuffle_pd {
-    lg_md md;
+    lg_md src, dst;
     int32_t prop; /* LG_FORWARD or LG_BACKWARD */
     int32_t axis;
     int64_t group;
@@ -31,7 +33,7 @@ typedef struct lg__shuffle_pd {
 
 /* The group size that the data movement uses: G forward, C/G backward. */
 static inline int64_t lg__shuffle_group(const lg__shuffle_pd *pd) {
-    int64_t c = pd->md.dims[pd->axis];
+    int64_t c = pd->src.dims[pd->axis];
     return pd->prop == LG_FORWARD ? pd->group : c / pd->group;
 }
 
@@ -42,18 +44,16 @@ static inline int64_t lg__shuffle_src_channel(int64_t c, int64_t C, int64_t g) {
     return (c % k) * g + c / k;
 }
 
-struct lg__shuffle_ex_pd;
-
 /* The validation of lg_shuffle_create_layouts (src == dst: lg_shuffle_create's
  * one md), without creating a kernel: fills the cache key *pd. Errors go
  * through lg__error with `where` (NULL: quiet). */
 LG_INTERNAL lg_status lg__shuffle_query(lg_prop prop, const lg_md *src, const lg_md *dst, int axis,
-                                        int64_t group_size, const char *where,
-                                        struct lg__shuffle_ex_pd *pd);
+                                        int64_t group_size, const char *where, lg__shuffle_pd *pd);
 
-/* The scalar reference: the truth the tests compare every path with. Copies
- * each logical element from its source channel (bits, any type) and writes
- * zeros to all of dst's padding. Leaves gaps of a strided dst untouched. */
+/* The scalar reference (through lg__md_off): the truth the tests compare
+ * every path with. Copies each logical dst element from its source channel
+ * (bits, any type), writes zeros to all of dst's padding, leaves gaps of a
+ * strided dst untouched; src padding is never read. */
 LG_INTERNAL void lg__shuffle_ref(const lg__shuffle_pd *pd, const void *src, void *dst);
 
 /* ------------------------------------------------------------------------ */
@@ -74,6 +74,9 @@ typedef enum lg__shuf_mode {
     LG_SHUF_PERMUTE,
     /* Neither (or no SIMD): per pixel, element by element via the tables. */
     LG_SHUF_TABLE,
+    /* src and dst in different layouts: the offset-table plan of
+     * plan_layouts.h (lplan), whatever the layouts. */
+    LG_SHUF_LAYOUTS,
 } lg__shuf_mode;
 
 /* Vector kinds of the PERMUTE mode (the layout of lg__shuf_seg.idx). */
@@ -104,6 +107,7 @@ typedef struct lg__shuf_win {
 } lg__shuf_win;
 
 typedef struct lg__shuf_plan lg__shuf_plan;
+struct lg__shuf_lplan;
 
 /* A PERMUTE kernel: fills every window for ngroups groups of m pixels,
  * group i at src + i * m * in_s elements (likewise dst). stream: dst windows
@@ -151,16 +155,21 @@ struct lg__shuf_plan {
      * window w, k / 2 pairs (sources 2q, 2q + 1: seg[w * k / 2 + q]). */
     int tile_k; /* 0: no tiles */
     int64_t ntiles, tile_src, tile_is, tile_dst;
+
+    struct lg__shuf_lplan *lplan; /* LG_SHUF_LAYOUTS */
 };
 
-/* Plan pd for isa (plan.c). Returns LG_OK with *out set (every problem has
- * a plan: TABLE takes any layout) or LG_OUT_OF_MEMORY; a caller seeing
- * anything else runs the reference. */
+/* The shuffle's one planner (plan.c), used by the creator for both public
+ * forms: pd on isa. Equal layouts get the plane / SIMD permute / table
+ * plans, different ones the offset-table plan (LG_SHUF_LAYOUTS). Returns
+ * LG_OK with *out set, LG_OUT_OF_MEMORY, or something else (equal layouts
+ * with more channels than a table holds): the caller runs the reference. */
 LG_INTERNAL lg_status lg__shuffle_plan(const lg__shuffle_pd *pd, lg__isa isa, lg__shuf_plan **out);
 LG_INTERNAL void lg__shuffle_plan_free(lg__shuf_plan *p);
 
-/* Run a plan (planes.c): OpenMP over units, serial for small problems; the
- * same bits as lg__shuffle_ref given zero src padding. Does not allocate. */
+/* Run a plan of any mode (planes.c): OpenMP over units, serial for small
+ * problems; the same bits as lg__shuffle_ref given zero src padding. Does
+ * not allocate. */
 LG_INTERNAL void lg__shuffle_exec(const lg__shuf_plan *p, const void *src, void *dst);
 
 /* A switch on a window's segment count ns for the kernels: 1..8 call

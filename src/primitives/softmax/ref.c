@@ -1,6 +1,6 @@
 /* The softmax reference (softmax.h). */
 #include "memory/convert.h"
-#include "primitives/eltwise/layout.h"
+#include "primitives/layout.h"
 #include "primitives/softmax/softmax.h"
 
 #include <math.h>

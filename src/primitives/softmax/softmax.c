@@ -14,7 +14,7 @@
 #include "primitives/softmax/softmax.h"
 
 #include "primitives/cache.h"
-#include "primitives/eltwise/layout.h"
+#include "primitives/layout.h"
 
 #include <omp.h>
 #include <stdio.h>

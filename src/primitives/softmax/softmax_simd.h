@@ -1,9 +1,7 @@
-/* The SIMD softmax rows, written once over the eltwise vector layer
- * (simd_avx2.h or simd_avx512.h) and its exp / log. Not a normal header:
- * softmax_avx2.c and softmax_avx512.c include their layer, define pv_hsum,
- * pv_hmax (lane reductions), pv_ninf_from(x, k) and pv_zero_from(x, k)
- * (lanes k.. replaced by -inf / 0), name the entry point LG_SMX_ROWS, then
- * include this file.
+/* The SIMD softmax rows, written once over the shared vector layer
+ * (simd/simd_avx2.h or simd_avx512.h) and its exp / log. Not a normal
+ * header: softmax_avx2.c and softmax_avx512.c include their layer, name the
+ * entry point LG_SMX_ROWS, then include this file.
  *
  * Three passes per row: the maximum; the sum of exp(x - max) (softmax in f32
  * keeps exp(x - max) in dst); the result, e / sum or (x - max) - log(sum)
@@ -50,9 +48,11 @@ hrow(const lg__softmax_plan *p, lg_dtype dt, bool logsm, const void *src, void *
             m3 = v_max(m3, v_load_dt(dt, src, o + i + 3 * VL));
         }
         for (; i + VL <= L; i += VL) m0 = v_max(m0, v_load_dt(dt, src, o + i));
-        if (i < L) m1 = v_max(m1, pv_ninf_from(v_load_dt_part(dt, src, o + i, L - i), L - i));
+        if (i < L)
+            m1 = v_max(
+                m1, v_sel_first(L - i, v_load_dt_part(dt, src, o + i, L - i), v_set1(-INFINITY)));
     }
-    const vec vm = v_set1(pv_hmax(v_max(v_max(m0, m1), v_max(m2, m3))));
+    const vec vm = v_set1(v_hmax(v_max(v_max(m0, m1), v_max(m2, m3))));
     /* Pass 2: the sum of exp(x - max). */
     const bool keep = !logsm && dt == LG_F32;
     vec s0 = v_zero(), s1 = v_zero(), s2 = v_zero(), s3 = v_zero();
@@ -81,12 +81,12 @@ hrow(const lg__softmax_plan *p, lg_dtype dt, bool logsm, const void *src, void *
             if (keep) v_store((float *)dst + o + i, e);
         }
         if (i < L) {
-            vec e = pv_zero_from(v_exp(v_sub(v_load_dt_part(dt, src, o + i, L - i), vm)), L - i);
+            vec e = v_keep_first(v_exp(v_sub(v_load_dt_part(dt, src, o + i, L - i), vm)), L - i);
             s1 = v_add(s1, e);
             if (keep) v_store_part((float *)dst + o + i, e, L - i);
         }
     }
-    const float sum = pv_hsum(v_add(v_add(s0, s1), v_add(s2, s3)));
+    const float sum = v_hsum(v_add(v_add(s0, s1), v_add(s2, s3)));
     const vec vs = v_set1(sum), vl = v_set1(logf(sum));
     /* Pass 3: the result; padding lanes of the last segment get 0. */
     for (int64_t s = 0; s < p->nseg; s++) {

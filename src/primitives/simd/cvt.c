@@ -1,6 +1,6 @@
 /* The scalar row conversion and the per-ISA choice (cvt.h); the SIMD ones
  * are instances of fast_simd.h. */
-#include "primitives/reorder/cvt.h"
+#include "primitives/simd/cvt.h"
 
 #include "memory/convert.h"
 

@@ -1,19 +1,19 @@
-/* The AVX2 vector layer of the eltwise and binary kernel templates
- * (eltwise_simd.h, binary_simd.h): 8 f32 lanes, lane predicates as all-ones
- * lanes of a vector; the names and meanings of simd_avx512.h. Include only
- * from files built with the AVX2 flags (*avx2.c). */
-#ifndef LG_ELTWISE_SIMD_AVX2_H
-#define LG_ELTWISE_SIMD_AVX2_H
-
-#include "primitives/eltwise/math_avx2.h"
+/* The AVX2 + FMA vector layer shared by the kernel templates of every kind
+ * (<kind>_simd.h): 8 f32 lanes, lane predicates as all-ones lanes of a
+ * vector; the names and meanings of simd_avx512.h, and the vector math of
+ * math_tpl.h on them. Include only from files built with the AVX2 flags
+ * (*avx2.c). */
+#ifndef LG_PRIMITIVES_SIMD_AVX2_H
+#define LG_PRIMITIVES_SIMD_AVX2_H
 
 #include "lgraph.h"
 
+#include <immintrin.h>
 #include <stdint.h>
 #include <string.h>
 
 #define VL 8
-typedef v8 vec;
+typedef __m256 vec;
 typedef __m256 vmask; /* a lane predicate: all-ones lanes */
 
 /* The first k lanes, 0 <= k <= VL, as an integer mask for maskload. */
@@ -67,6 +67,27 @@ static inline vec v_max(vec a, vec b) {
 static inline vec v_sqrt(vec a) {
     return _mm256_sqrt_ps(a);
 }
+/* Fused, one rounding: a b + c, a b - c, c - a b, -(a b) - c. */
+static inline vec v_fma(vec a, vec b, vec c) {
+    return _mm256_fmadd_ps(a, b, c);
+}
+static inline vec v_fms(vec a, vec b, vec c) {
+    return _mm256_fmsub_ps(a, b, c);
+}
+static inline vec v_fnma(vec a, vec b, vec c) {
+    return _mm256_fnmadd_ps(a, b, c);
+}
+static inline vec v_fnms(vec a, vec b, vec c) {
+    return _mm256_fnmsub_ps(a, b, c);
+}
+static inline vec v_abs(vec x) {
+    return _mm256_and_ps(x, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff)));
+}
+/* x (non-negative) with the sign bit of s OR-ed in. */
+static inline vec v_orsign(vec x, vec s) {
+    return _mm256_or_ps(x,
+                        _mm256_and_ps(s, _mm256_castsi256_ps(_mm256_set1_epi32((int)0x80000000u))));
+}
 
 /* To nearest, ties to even (as nearbyintf in the default mode). */
 static inline vec v_round(vec a) {
@@ -74,6 +95,9 @@ static inline vec v_round(vec a) {
 }
 
 /* Ordered comparisons (false on NaN). */
+static inline vmask v_lt(vec a, vec b) {
+    return _mm256_cmp_ps(a, b, _CMP_LT_OQ);
+}
 static inline vmask v_gt(vec a, vec b) {
     return _mm256_cmp_ps(a, b, _CMP_GT_OQ);
 }
@@ -90,6 +114,9 @@ static inline vmask v_eq(vec a, vec b) {
 static inline vmask v_ne(vec a, vec b) {
     return _mm256_cmp_ps(a, b, _CMP_NEQ_UQ);
 }
+static inline vmask v_nge(vec a, vec b) { /* not a >= b: a < b or NaN */
+    return _mm256_cmp_ps(a, b, _CMP_NGE_UQ);
+}
 /* m ? yes : no, per lane. */
 static inline vec v_sel(vmask m, vec yes, vec no) {
     return _mm256_blendv_ps(no, yes, m);
@@ -103,6 +130,33 @@ static inline vmask v_flags(const int32_t *p) {
     __m256i f = _mm256_loadu_si256((const __m256i *)(const void *)p);
     __m256i z = _mm256_cmpeq_epi32(f, _mm256_setzero_si256());
     return _mm256_castsi256_ps(_mm256_cmpeq_epi32(z, _mm256_setzero_si256()));
+}
+
+/* x on the first k lanes (0 <= k <= VL), no (or +0) on the others. */
+static inline vec v_sel_first(int64_t k, vec x, vec no) {
+    return _mm256_blendv_ps(no, x, _mm256_castsi256_ps(v_first(k)));
+}
+static inline vec v_keep_first(vec x, int64_t k) {
+    return _mm256_and_ps(x, _mm256_castsi256_ps(v_first(k)));
+}
+/* The sum and the maximum of the lanes. */
+static inline float v_hsum(vec v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+static inline float v_hmax(vec v) {
+    __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_max_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+/* p[0], p[s], ..., p[7 s]. */
+static inline vec v_gather(const float *p, int64_t s) {
+    __m256i idx =
+        _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)s));
+    return _mm256_i32gather_ps(p, idx, 4);
 }
 
 /* 16-bit float types, bit for bit convert.h's conversions. */
@@ -177,13 +231,46 @@ static inline void v_store_dt_part(lg_dtype dt, void *p, int64_t i, vec v, int64
     memcpy((uint16_t *)p + i, t, (size_t)k * 2);
 }
 
-#define v_abs      v8_abs
-#define v_exp      v8_exp
-#define v_expm1    v8_expm1
-#define v_log      v8_log
-#define v_tanh     v8_tanh
-#define v_erf      v8_erf
-#define v_erfc     v8_erfc
-#define v_gelu_erf v8_gelu_erf
+/* The ISA's steps of the vector math (math_tpl.h), emulated where AVX2
+ * lacks the AVX-512 instruction. */
 
-#endif /* LG_ELTWISE_SIMD_AVX2_H */
+/* 2^k for integer k in [-126, 127]. */
+static inline vec v_pow2i(__m256i k) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k, _mm256_set1_epi32(127)), 23));
+}
+/* 2^n for integral n in [-126, 127], exactly. */
+static inline vec v_pow2n(vec n) {
+    return v_pow2i(_mm256_cvtps_epi32(n));
+}
+/* p * 2^n for integral n in [-252, 254], rounded once: two exact-or-final
+ * multiplications by 2^(n/2) and 2^(n - n/2), both normal numbers. */
+static inline vec v_scalef(vec p, vec n) {
+    __m256i k = _mm256_cvtps_epi32(n), k1 = _mm256_srai_epi32(k, 1);
+    __m256i k2 = _mm256_sub_epi32(k, k1);
+    return _mm256_mul_ps(_mm256_mul_ps(p, v_pow2i(k1)), v_pow2i(k2));
+}
+/* m in [0.75, 1.5) and *e with x = m 2^e, for finite x > 0 (other lanes:
+ * any value): the bits read as getmant / getexp would, subnormals scaled by
+ * 2^23 (exact) and 23 taken off the exponent. */
+static inline vec v_mant_exp(vec x, vec *e) {
+    vmask den = _mm256_cmp_ps(x, _mm256_set1_ps(0x1p-126f), _CMP_LT_OQ);
+    vec xs = v_sel(den, _mm256_mul_ps(x, _mm256_set1_ps(0x1p23f)), x);
+    __m256i b = _mm256_castps_si256(xs);
+    __m256i ei =
+        _mm256_sub_epi32(_mm256_and_si256(_mm256_srli_epi32(b, 23), _mm256_set1_epi32(0xff)),
+                         _mm256_set1_epi32(127));
+    vec ex = _mm256_sub_ps(_mm256_cvtepi32_ps(ei), _mm256_and_ps(den, _mm256_set1_ps(23.0f)));
+    vec m = _mm256_castsi256_ps(_mm256_or_si256(_mm256_and_si256(b, _mm256_set1_epi32(0x7fffff)),
+                                                _mm256_set1_epi32(0x3f800000))); /* [1, 2) */
+    vmask hi = _mm256_cmp_ps(m, _mm256_set1_ps(1.5f), _CMP_GE_OQ);
+    *e = _mm256_add_ps(ex, _mm256_and_ps(hi, _mm256_set1_ps(1.0f)));
+    return v_sel(hi, _mm256_mul_ps(m, _mm256_set1_ps(0.5f)), m);
+}
+/* 1 / x, correctly rounded (a division). */
+static inline vec v_recip(vec x) {
+    return _mm256_div_ps(_mm256_set1_ps(1.0f), x);
+}
+
+#include "primitives/simd/math_tpl.h"
+
+#endif /* LG_PRIMITIVES_SIMD_AVX2_H */

@@ -1,7 +1,7 @@
-/* The layout-changing shuffle's reference, plan and driver (see
- * shuffle_ex.h for the model). */
+/* The layout-changing shuffle's plan and driver (see plan_layouts.h for
+ * the model). */
 #include "primitives/shuffle/shuffle.h"
-#include "primitives/shuffle/shuffle_ex.h"
+#include "primitives/shuffle/plan_layouts.h"
 
 #include <omp.h>
 #include <string.h>
@@ -10,41 +10,7 @@
  * (as the plain shuffle: below that, waking a team costs more). */
 #define PAR_BYTES (192 * 1024)
 
-/* Advance idx over the box [0, ext) row-major; false after the last index. */
-static bool next_index(int64_t *idx, const int64_t *ext, int nd) {
-    for (int d = nd - 1; d >= 0; d--) {
-        if (++idx[d] < ext[d]) return true;
-        idx[d] = 0;
-    }
-    return false;
-}
-
-static int64_t ex_group(const lg__shuffle_ex_pd *pd) {
-    int64_t c = pd->src.dims[pd->axis];
-    return pd->prop == LG_FORWARD ? pd->group : c / pd->group;
-}
-
-void lg__shuffle_ex_ref(const lg__shuffle_ex_pd *pd, const void *src, void *dst) {
-    const lg_md *sm = &pd->src, *dm = &pd->dst;
-    int nd = dm->ndims, a = pd->axis;
-    int64_t esz = (int64_t)lg_dtype_size(dm->dtype), C = dm->dims[a], g = ex_group(pd);
-    if (lg__md_nelems(dm) == 0) return;
-    int64_t idx[LG_MAX_NDIMS] = {0}, sidx[LG_MAX_NDIMS];
-    do {
-        bool pad = false;
-        for (int d = 0; d < nd; d++) pad = pad || idx[d] >= dm->dims[d];
-        char *o = (char *)dst + lg__md_off(dm, idx) * esz;
-        if (pad) {
-            memset(o, 0, (size_t)esz);
-            continue;
-        }
-        memcpy(sidx, idx, sizeof idx);
-        sidx[a] = lg__shuffle_src_channel(idx[a], C, g);
-        memcpy(o, (const char *)src + lg__md_off(sm, sidx) * esz, (size_t)esz);
-    } while (next_index(idx, dm->padded_dims, nd));
-}
-
-void lg__shuffle_ex_plan_free(lg__shuf_ex_plan *p) {
+void lg__shuffle_plan_layouts_free(lg__shuf_lplan *p) {
     if (!p) return;
     lg__free(p->mem);
     lg__free(p->contig);
@@ -60,7 +26,7 @@ static int64_t dim_off(const lg_md *md, int d, int64_t i) {
 
 /* dst's stride-1 run on dim d: the largest r such that every aligned chunk
  * of r indices is stride 1 (1 if none; r divides pdims[d]). */
-static int64_t dst_run(const lg__shuf_ex_plan *p, int d) {
+static int64_t dst_run(const lg__shuf_lplan *p, int d) {
     const int64_t *t = p->td[d], n = p->pdims[d];
     int64_t r = 1;
     while (r < n && t[r] == t[0] + r) r++;
@@ -71,8 +37,8 @@ static int64_t dst_run(const lg__shuf_ex_plan *p, int d) {
     return r;
 }
 
-/* Pick `in`, its run and the outer loops (see shuffle_ex.h). */
-static void plan_loops(lg__shuf_ex_plan *p) {
+/* Pick `in`, its run and the outer loops (see plan_layouts.h). */
+static void plan_loops(lg__shuf_lplan *p) {
     p->in = p->nd - 1;
     p->R = 1;
     for (int d = 0; d < p->nd; d++) {
@@ -108,10 +74,10 @@ static void plan_loops(lg__shuf_ex_plan *p) {
     for (int i = 0; i < p->nloop; i++) p->units *= p->loop_n[i];
 }
 
-lg_status lg__shuffle_ex_plan(const lg__shuffle_ex_pd *pd, lg__shuf_ex_plan **out) {
+lg_status lg__shuffle_plan_layouts(const lg__shuffle_pd *pd, lg__shuf_lplan **out) {
     *out = NULL;
     const lg_md *sm = &pd->src, *dm = &pd->dst;
-    lg__shuf_ex_plan *p = lg__calloc(1, sizeof *p);
+    lg__shuf_lplan *p = lg__calloc(1, sizeof *p);
     if (!p) return LG_OUT_OF_MEMORY;
     p->esz = (int)lg_dtype_size(dm->dtype);
     p->nd = dm->ndims;
@@ -130,10 +96,10 @@ lg_status lg__shuffle_ex_plan(const lg__shuffle_ex_pd *pd, lg__shuf_ex_plan **ou
     }
     p->mem = lg__calloc((size_t)total, sizeof *p->mem);
     if (!p->mem) {
-        lg__shuffle_ex_plan_free(p);
+        lg__shuffle_plan_layouts_free(p);
         return LG_OUT_OF_MEMORY;
     }
-    int64_t *m = p->mem, a = pd->axis, C = p->dims[a], g = ex_group(pd);
+    int64_t *m = p->mem, a = pd->axis, C = p->dims[a], g = lg__shuffle_group(pd);
     for (int d = 0; d < p->nd; d++) {
         p->td[d] = m, m += p->pdims[d];
         p->ts[d] = m, m += p->dims[d];
@@ -145,7 +111,7 @@ lg_status lg__shuffle_ex_plan(const lg__shuffle_ex_pd *pd, lg__shuf_ex_plan **ou
     int64_t nruns = p->pdims[p->in] / p->R, cont = 0;
     p->contig = lg__calloc((size_t)nruns, 1);
     if (!p->contig) {
-        lg__shuffle_ex_plan_free(p);
+        lg__shuffle_plan_layouts_free(p);
         return LG_OUT_OF_MEMORY;
     }
     const int64_t *td = p->td[p->in], *ts = p->ts[p->in];
@@ -197,7 +163,7 @@ static void zero_at(int esz, char *d, const int64_t *td, int64_t n, bool run) {
 }
 
 /* Runs [lo, hi): an odometer over the outer loops. */
-static void run(const lg__shuf_ex_plan *p, const char *src, char *dst, int64_t lo, int64_t hi) {
+static void run(const lg__shuf_lplan *p, const char *src, char *dst, int64_t lo, int64_t hi) {
     int64_t pos[LG_MAX_NDIMS], u = lo;
     for (int i = p->nloop - 1; i >= 0; i--) {
         pos[i] = u % p->loop_n[i];
@@ -233,7 +199,7 @@ static void run(const lg__shuf_ex_plan *p, const char *src, char *dst, int64_t l
     }
 }
 
-void lg__shuffle_ex_exec(const lg__shuf_ex_plan *p, const void *src, void *dst) {
+void lg__shuffle_exec_layouts(const lg__shuf_lplan *p, const void *src, void *dst) {
     int64_t total = p->units;
     if (total == 0 || !p->mem) return;
     int nthr = p->bytes >= PAR_BYTES && !omp_in_parallel() ? omp_get_max_threads() : 1;

@@ -1,6 +1,6 @@
-/* The shuffle problem (the kind's cache key) and the plan of a shuffle that
- * changes layout on the way (lg_shuffle_create_layouts with src and dst in
- * different layouts): its scalar reference and its offset-table plan.
+/* The plan of a shuffle that changes layout on the way (src and dst in
+ * different layouts): the offset-table plan that lg__shuffle_plan (plan.c,
+ * the kind's one planner) makes for such a problem, mode LG_SHUF_LAYOUTS.
  *
  * Model. For a blocked md the offset of a logical index is a sum of one term
  * per dim, off(idx) = offset0 + sum_d T_d(idx[d]). The plan keeps, per dim,
@@ -14,29 +14,13 @@
  * threads. A run whose src elements are contiguous too is one memcpy; other
  * runs gather through the table. Elements of dst's padding are written as
  * zeros; src padding is never read. */
-#ifndef LG_PRIMITIVES_SHUFFLE_EX_H
-#define LG_PRIMITIVES_SHUFFLE_EX_H
+#ifndef LG_PRIMITIVES_SHUFFLE_PLAN_LAYOUTS_H
+#define LG_PRIMITIVES_SHUFFLE_PLAN_LAYOUTS_H
 
-#include "memory/md.h"
-
-/* A validated problem, zeroed then filled (the kernel-cache key of every
- * shuffle, equal layouts included): src and dst are concrete, with equal
- * dims and type; 0 <= axis < ndims;
- * group > 0 divides dims[axis] (the caller's G, for either prop). */
-typedef struct lg__shuffle_ex_pd {
-    lg_md src, dst;
-    int32_t prop; /* LG_FORWARD or LG_BACKWARD */
-    int32_t axis;
-    int64_t group;
-} lg__shuffle_ex_pd;
-
-/* The scalar reference (through lg__md_off): every logical dst element from
- * its source channel (bits, any type), zeros on all of dst's padding, gaps
- * of a strided dst untouched. */
-LG_INTERNAL void lg__shuffle_ex_ref(const lg__shuffle_ex_pd *pd, const void *src, void *dst);
+#include "primitives/shuffle/shuffle.h"
 
 /* Outer loops of a plan: at most one per dim. */
-typedef struct lg__shuf_ex_plan {
+typedef struct lg__shuf_lplan {
     int esz; /* element size, bytes */
     int nd;
     int64_t dims[LG_MAX_NDIMS], pdims[LG_MAX_NDIMS]; /* logical, dst's padded */
@@ -54,14 +38,15 @@ typedef struct lg__shuf_ex_plan {
     int64_t bytes;                /* bytes moved, to decide on threads */
     int64_t *mem;                 /* one block holding td, ts */
     char impl[48];
-} lg__shuf_ex_plan;
+} lg__shuf_lplan;
 
-/* Plan pd (shuffle_ex_plan.c): LG_OK with *out set, or LG_OUT_OF_MEMORY. */
-LG_INTERNAL lg_status lg__shuffle_ex_plan(const lg__shuffle_ex_pd *pd, lg__shuf_ex_plan **out);
-LG_INTERNAL void lg__shuffle_ex_plan_free(lg__shuf_ex_plan *p);
+/* Plan pd (plan_layouts.c; called by lg__shuffle_plan only): LG_OK with *out set, or
+ * LG_OUT_OF_MEMORY. */
+LG_INTERNAL lg_status lg__shuffle_plan_layouts(const lg__shuffle_pd *pd, lg__shuf_lplan **out);
+LG_INTERNAL void lg__shuffle_plan_layouts_free(lg__shuf_lplan *p);
 
 /* Run a plan: OpenMP over contiguous ranges of runs, serial for small
- * problems; the same bits as lg__shuffle_ex_ref. Does not allocate. */
-LG_INTERNAL void lg__shuffle_ex_exec(const lg__shuf_ex_plan *p, const void *src, void *dst);
+ * problems; the same bits as lg__shuffle_ref. Does not allocate. */
+LG_INTERNAL void lg__shuffle_exec_layouts(const lg__shuf_lplan *p, const void *src, void *dst);
 
-#endif /* LG_PRIMITIVES_SHUFFLE_EX_H */
+#endif /* LG_PRIMITIVES_SHUFFLE_PLAN_LAYOUTS_H */

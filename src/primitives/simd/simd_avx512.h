@@ -1,18 +1,18 @@
-/* The AVX-512 vector layer of the eltwise and binary kernel templates
- * (eltwise_simd.h, binary_simd.h): 16 f32 lanes, lane predicates in mask
- * registers. simd_avx2.h defines the same names on 8 lanes. Include only
- * from files built with the AVX-512 flags (*avx512.c). */
-#ifndef LG_ELTWISE_SIMD_AVX512_H
-#define LG_ELTWISE_SIMD_AVX512_H
-
-#include "primitives/eltwise/math_avx512.h"
+/* The AVX-512 vector layer shared by the kernel templates of every kind
+ * (<kind>_simd.h): 16 f32 lanes, lane predicates in mask registers, and the
+ * vector math of math_tpl.h on them. simd_avx2.h defines the same names on
+ * 8 lanes. Include only from files built with the AVX-512 flags
+ * (*avx512.c). */
+#ifndef LG_PRIMITIVES_SIMD_AVX512_H
+#define LG_PRIMITIVES_SIMD_AVX512_H
 
 #include "lgraph.h"
 
+#include <immintrin.h>
 #include <stdint.h>
 
 #define VL 16
-typedef v16 vec;
+typedef __m512 vec;
 typedef __mmask16 vmask; /* a lane predicate */
 
 /* The first k lanes, 0 <= k <= VL. */
@@ -66,6 +66,28 @@ static inline vec v_max(vec a, vec b) {
 static inline vec v_sqrt(vec a) {
     return _mm512_sqrt_ps(a);
 }
+/* Fused, one rounding: a b + c, a b - c, c - a b, -(a b) - c. */
+static inline vec v_fma(vec a, vec b, vec c) {
+    return _mm512_fmadd_ps(a, b, c);
+}
+static inline vec v_fms(vec a, vec b, vec c) {
+    return _mm512_fmsub_ps(a, b, c);
+}
+static inline vec v_fnma(vec a, vec b, vec c) {
+    return _mm512_fnmadd_ps(a, b, c);
+}
+static inline vec v_fnms(vec a, vec b, vec c) {
+    return _mm512_fnmsub_ps(a, b, c);
+}
+static inline vec v_abs(vec x) {
+    return _mm512_castsi512_ps(
+        _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(0x7fffffff)));
+}
+/* x (non-negative) with the sign bit of s OR-ed in. */
+static inline vec v_orsign(vec x, vec s) {
+    __m512i sign = _mm512_and_si512(_mm512_castps_si512(s), _mm512_set1_epi32((int)0x80000000u));
+    return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(x), sign));
+}
 
 /* To nearest, ties to even (as nearbyintf in the default mode). */
 static inline vec v_round(vec a) {
@@ -73,6 +95,9 @@ static inline vec v_round(vec a) {
 }
 
 /* Ordered comparisons (false on NaN). */
+static inline vmask v_lt(vec a, vec b) {
+    return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ);
+}
 static inline vmask v_gt(vec a, vec b) {
     return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ);
 }
@@ -89,6 +114,9 @@ static inline vmask v_eq(vec a, vec b) {
 static inline vmask v_ne(vec a, vec b) {
     return _mm512_cmp_ps_mask(a, b, _CMP_NEQ_UQ);
 }
+static inline vmask v_nge(vec a, vec b) { /* not a >= b: a < b or NaN */
+    return _mm512_cmp_ps_mask(a, b, _CMP_NGE_UQ);
+}
 /* m ? yes : no, per lane. */
 static inline vec v_sel(vmask m, vec yes, vec no) {
     return _mm512_mask_blend_ps(m, no, yes);
@@ -101,6 +129,28 @@ static inline vec v_keep(vmask m, vec v) {
 static inline vmask v_flags(const int32_t *p) {
     __m512i f = _mm512_loadu_si512(p);
     return _mm512_test_epi32_mask(f, f);
+}
+
+/* x on the first k lanes (0 <= k <= VL), no (or +0) on the others. */
+static inline vec v_sel_first(int64_t k, vec x, vec no) {
+    return _mm512_mask_blend_ps(v_first(k), no, x);
+}
+static inline vec v_keep_first(vec x, int64_t k) {
+    return _mm512_maskz_mov_ps(v_first(k), x);
+}
+/* The sum and the maximum of the lanes. */
+static inline float v_hsum(vec v) {
+    return _mm512_reduce_add_ps(v);
+}
+static inline float v_hmax(vec v) {
+    return _mm512_reduce_max_ps(v);
+}
+/* p[0], p[s], ..., p[15 s]. */
+static inline vec v_gather(const float *p, int64_t s) {
+    __m512i idx =
+        _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                           _mm512_set1_epi32((int)s));
+    return _mm512_i32gather_ps(idx, p, 4);
 }
 
 /* 16-bit float types, bit for bit convert.h's conversions. */
@@ -167,13 +217,32 @@ static inline void v_store_dt_part(lg_dtype dt, void *p, int64_t i, vec v, int64
         _mm256_mask_storeu_epi16((uint16_t *)p + i, v_first(k), v_to_half(dt, v));
 }
 
-#define v_abs      v16_abs
-#define v_exp      v16_exp
-#define v_expm1    v16_expm1
-#define v_log      v16_log
-#define v_tanh     v16_tanh
-#define v_erf      v16_erf
-#define v_erfc     v16_erfc
-#define v_gelu_erf v16_gelu_erf
+/* The ISA's steps of the vector math (math_tpl.h). */
 
-#endif /* LG_ELTWISE_SIMD_AVX512_H */
+/* p * 2^n for integral n, rounded once (also into the subnormal range). */
+static inline vec v_scalef(vec p, vec n) {
+    return _mm512_scalef_ps(p, n);
+}
+/* 2^n for integral n in [-126, 127], exactly. */
+static inline vec v_pow2n(vec n) {
+    return _mm512_scalef_ps(_mm512_set1_ps(1.0f), n);
+}
+/* m in [0.75, 1.5) and *e with x = m 2^e, for finite x > 0 (subnormals
+ * exact; other lanes: any value). */
+static inline vec v_mant_exp(vec x, vec *e) {
+    vec m = _mm512_getmant_ps(x, _MM_MANT_NORM_p75_1p5, _MM_MANT_SIGN_zero);
+    vec ex = _mm512_getexp_ps(x);
+    *e = _mm512_mask_add_ps(ex, _mm512_cmp_ps_mask(m, _mm512_set1_ps(1.0f), _CMP_LT_OQ), ex,
+                            _mm512_set1_ps(1.0f));
+    return m;
+}
+/* 1 / x within an ulp: rcp14 and a Newton step. */
+static inline vec v_recip(vec x) {
+    const vec one = _mm512_set1_ps(1.0f);
+    vec t = _mm512_rcp14_ps(x);
+    return _mm512_fmadd_ps(t, _mm512_fnmadd_ps(t, x, one), t);
+}
+
+#include "primitives/simd/math_tpl.h"
+
+#endif /* LG_PRIMITIVES_SIMD_AVX512_H */

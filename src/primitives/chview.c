@@ -1,5 +1,5 @@
 /* Channel views of N x C x spatial tensors (chview.h). */
-#include "primitives/pool/chview.h"
+#include "primitives/chview.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* Offset tables and padding zeroing (layout.h). */
-#include "primitives/eltwise/layout.h"
+#include "primitives/layout.h"
 
 #include <string.h>
 
