@@ -147,6 +147,10 @@ typedef struct lg__layout_cfg {
 typedef struct lg__node_cost {
     double flops;
     double slowdown;
+    /* The kernel path these layouts run ("pw", "direct", "ref": static
+     * storage), priced under its own cost-model key; NULL when the kind has
+     * one path (the key then says ".slow" where slowdown > 1). */
+    const char *path;
 } lg__node_cost;
 
 /* The hooks of one node kind (src/graph/nodes/<kind>.c): every question a

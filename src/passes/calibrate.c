@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "primitives/conv/conv.h"
 #include "primitives/cpu.h"
 
 /* Layout families a case may ask for: their generic tags on 4 dims. */
@@ -252,6 +253,14 @@ static double cpu_ms(void) {
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
+/* The calling thread's CPU time: on one thread the plan runs on it, and
+ * what other processes take of the core is not counted. */
+static double thread_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
 /* Growing sample list. */
 typedef struct samples {
     lg__calib_sample *s;
@@ -269,8 +278,11 @@ static bool push(samples *ss, const lg__calib_sample *x) {
     return true;
 }
 
-/* Compile, warm up, profile the case; append one sample per step. */
-static lg_status measure(const calib_case *cc, const lg_calibrate_options *o, samples *ss) {
+/* Compile, warm up, profile the case; append one sample per step. With
+ * wall non-NULL, instead: the fastest wall time of a whole run over many
+ * runs into *wall, and no sample. */
+static lg_status measure(const calib_case *cc, const lg_calibrate_options *o, samples *ss,
+                         double *wall) {
     lg_graph *g = NULL;
     consts k = {.n = 0};
     lg_plan *plan = NULL;
@@ -323,6 +335,31 @@ static lg_status measure(const calib_case *cc, const lg_calibrate_options *o, sa
            *best = s == LG_OK ? malloc((size_t)ps.steps * sizeof *best + 1) : NULL;
     if (s == LG_OK && (!all || !best)) s = LG_OUT_OF_MEMORY;
     bool scaled = false;
+    if (wall && s == LG_OK) {
+        double m = INFINITY;
+        for (int r = 0; r < 8 * runs + 8 && s == LG_OK; r++) {
+            double w0 = now_ms();
+            s = lg_plan_execute(plan, nin, bind, nout, bind + 2);
+            m = fmin(m, now_ms() - w0);
+        }
+        *wall = m;
+        runs = 0;
+        ps.steps = 0;
+    }
+    /* One thread and one step: the fastest run by the thread's CPU clock
+     * (usable while other processes share the machine). */
+    bool cpu_clock = one_thread && ps.steps == 1;
+    if (cpu_clock && s == LG_OK) {
+        s = lg_plan_profile(plan, nin, bind, nout, bind + 2, 1, steps, ps.steps);
+        double m = INFINITY;
+        for (int r = 0; r < runs + 2 && s == LG_OK; r++) {
+            double c0 = thread_ms();
+            s = lg_plan_execute(plan, nin, bind, nout, bind + 2);
+            m = fmin(m, thread_ms() - c0);
+        }
+        best[0] = m;
+        runs = 0;
+    }
     for (int r = 0; r < runs && s == LG_OK; r++) {
         double c0 = cpu_ms(), w0 = now_ms();
         s = lg_plan_profile(plan, nin, bind, nout, bind + 2, 1, steps, ps.steps);
@@ -340,7 +377,7 @@ static lg_status measure(const calib_case *cc, const lg_calibrate_options *o, sa
     }
     /* The fastest run; the median where runs were scaled (the minimum of
      * noisy scaled times would be biased low). */
-    for (int i = 0; s == LG_OK && i < ps.steps; i++) {
+    for (int i = 0; s == LG_OK && !cpu_clock && i < ps.steps; i++) {
         double v[1000];
         for (int r = 0; r < runs; r++) v[r] = all[(size_t)r * (size_t)ps.steps + (size_t)i];
         qsort(v, (size_t)runs, sizeof *v, cmp_double);
@@ -351,7 +388,8 @@ static lg_status measure(const calib_case *cc, const lg_calibrate_options *o, sa
         steps[i].ms = best[i];
         snprintf(x.key, sizeof x.key, "%s", steps[i].cost_key);
         x.bytes = steps[i].cost_bytes;
-        x.flops = steps[i].flops;
+        /* Memory-bound: the bytes beyond the caches (lg__cost_spill). */
+        x.flops = steps[i].flops > 0 ? steps[i].flops : lg__cost_spill(x.bytes);
         x.ns = fmax(steps[i].ms * 1e6, 1.0);
         if (!push(ss, &x)) s = LG_OUT_OF_MEMORY;
         if (o->log)
@@ -387,17 +425,20 @@ static const shape conv_1x1[] = {
     {144, 24, 56, 1, 1, 1},  {32, 192, 28, 1, 1, 1},  {960, 160, 7, 1, 1, 1},
     {116, 116, 14, 1, 1, 1}, {320, 1280, 7, 1, 1, 1}, {240, 60, 28, 1, 1, 3},
     {60, 240, 28, 1, 1, 3},  {480, 120, 14, 1, 1, 3}, {480, 60, 14, 1, 1, 3},
-    {240, 60, 56, 1, 1, 3},
+    {240, 60, 56, 1, 1, 3},  {32, 16, 112, 1, 1, 1},  {16, 96, 112, 1, 1, 1},
+    {96, 24, 56, 1, 1, 1},   {24, 144, 56, 1, 1, 1},  {64, 384, 14, 1, 1, 1},
+    {384, 64, 14, 1, 1, 1},  {576, 160, 7, 1, 1, 1},
 };
 static const shape conv_kxk[] = {
     {64, 64, 56, 3, 1, 1},  {128, 128, 28, 3, 1, 1}, {256, 256, 14, 3, 1, 1},
     {512, 512, 7, 3, 1, 1}, {128, 128, 56, 3, 2, 1}, {256, 256, 28, 3, 2, 1},
-    {60, 60, 28, 3, 1, 3},
+    {60, 60, 28, 3, 1, 3},  {512, 512, 14, 3, 2, 1}, {24, 24, 56, 3, 1, 1},
 };
 static const shape conv_dw[] = {
     {32, 32, 112, 3, 1, 32},   {144, 144, 56, 3, 2, 144}, {192, 192, 28, 3, 1, 192},
     {576, 576, 14, 3, 1, 576}, {960, 960, 7, 3, 1, 960},  {58, 58, 28, 3, 1, 58},
-    {116, 116, 28, 3, 2, 116},
+    {116, 116, 28, 3, 2, 116}, {96, 96, 112, 3, 2, 96},   {144, 144, 56, 3, 1, 144},
+    {384, 384, 14, 3, 1, 384},
 };
 static const shape conv_first[] = {
     {3, 64, 224, 7, 2, 1}, {3, 32, 224, 3, 2, 1}, {3, 24, 224, 3, 2, 1}, {3, 16, 112, 3, 1, 1}};
@@ -406,6 +447,28 @@ static const int64_t act[][2] = {{64, 56},   {256, 56}, {512, 28}, {32, 112},
                                  {1024, 14}, {116, 28}, {232, 14}};
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* True if a conv case would run the scalar reference path (the path the
+ * cost model prices it by, asked without creating a kernel). */
+static bool runs_ref(const shape *sh, int64_t h, int src, int dst) {
+    int64_t ho = out_size(h, sh->k, sh->stride);
+    int64_t sd[4] = {1, sh->c, h, h}, dd[4] = {1, sh->oc, ho, ho};
+    int64_t wd[5] = {sh->groups, sh->oc / sh->groups, sh->c / sh->groups, sh->k, sh->k};
+    lg_md sm, dm, wm;
+    lg_conv_params p;
+    memset(&p, 0, sizeof p);
+    for (int i = 0; i < 2; i++) {
+        p.strides[i] = sh->stride;
+        p.pad_l[i] = p.pad_r[i] = sh->k / 2;
+    }
+    p.groups = sh->groups;
+    if (lg_md_init_tag(&sm, 4, sd, LG_F32, fam_alias[src]) != LG_OK ||
+        lg_md_init_tag(&dm, 4, dd, LG_F32, fam_alias[dst]) != LG_OK ||
+        lg_md_init_tag(&wm, sh->groups > 1 ? 5 : 4, sh->groups > 1 ? wd : wd + 1, LG_F32, "any") !=
+            LG_OK)
+        return true;
+    return strcmp(lg__conv_path(&p, &sm, &wm, NULL, &dm), "ref") == 0;
+}
 
 static int add_case(calib_case *cs, int n, int cap, calib_case c) {
     if (n < cap) cs[n] = c;
@@ -425,7 +488,7 @@ static int make_cases(bool quick, bool b16, calib_case *cs, int cap) {
                 int64_t h = s.h;
                 /* The reference kernel (plain and channels-last convs) is
                  * slow: shrink the image so each case takes tens of ms. */
-                if (f == F_PLAIN || f == F_CL) {
+                if (runs_ref(&s, h, gi == 3 ? F_PLAIN : f, f)) {
                     double flops = 2.0 * (double)s.c / (double)s.groups * (double)s.oc *
                                    (double)(h * h) * (double)(s.k * s.k) /
                                    (double)(s.stride * s.stride);
@@ -442,10 +505,12 @@ static int make_cases(bool quick, bool b16, calib_case *cs, int cap) {
                      * destination: another kernel path. */
                     calib_case m = c;
                     m.src = F_PLAIN;
+                    m.h = s.h;
                     double flops = 2.0 * (double)s.c / (double)s.groups * (double)s.oc *
                                    (double)(m.h * m.h) * (double)(s.k * s.k) /
                                    (double)(s.stride * s.stride);
-                    while (flops > (quick ? 2e6 : 1.2e7) && m.h > 7) {
+                    while (runs_ref(&s, m.h, F_PLAIN, f) && flops > (quick ? 2e6 : 1.2e7) &&
+                           m.h > 7) {
                         m.h /= 2;
                         flops /= 4;
                     }
@@ -455,9 +520,12 @@ static int make_cases(bool quick, bool b16, calib_case *cs, int cap) {
                     c.src = f;
                     n = add_case(cs, n, cap, c);
                 }
-                if (!quick && gi < 2 && i == 0 && f != F_PLAIN && f != F_CL) {
-                    c.n = 16; /* batched, out of cache */
-                    c.h = s.h / 2;
+                /* Batched, out of cache: in every family a fast path runs,
+                 * so that no family's entry is extrapolated to large steps. */
+                if (!quick && gi < 3 && (i == 0 || i == 6) && f != F_PLAIN &&
+                    !runs_ref(&s, s.h, f, f)) {
+                    c.n = 16;
+                    c.h = s.h >= 28 ? s.h / 2 : s.h;
                     n = add_case(cs, n, cap, c);
                 }
             }
@@ -484,7 +552,7 @@ static int make_cases(bool quick, bool b16, calib_case *cs, int cap) {
                 if ((t == F_B16 && !b16) || t == f) continue;
                 calib_case r = {OP_REORDER, 1, c, h, c, 1, 1, 1, f, t};
                 n = add_case(cs, n, cap, r);
-                if (!quick && i == 1) {
+                if (!quick && i <= 1) { /* out of cache */
                     r.n = 16;
                     n = add_case(cs, n, cap, r);
                 }
@@ -564,6 +632,41 @@ static lg_status fit_all(samples *ss, lg__cost_coefs *c, FILE *log) {
         }
     }
     free(tmp);
+    /* A family's own entry is kept only where its steps run measurably
+     * differently from the kind and class over all families: where the
+     * pooled "kind:class:*:*" predicts the key's own samples within 5
+     * points of relative error of the key's fit, the key goes (it falls
+     * back to the pooled entry). Otherwise OPTIMAL would trade layouts
+     * whose kernels run equally fast on the noise of two separate fits. */
+    for (int i = 0; i < ss->n && s == LG_OK;) {
+        int j = i;
+        while (j < ss->n && strcmp(ss->s[j].key, ss->s[i].key) == 0) j++;
+        char w[LG_COST_KEY_LEN];
+        wildcard(ss->s[i].key, 2, w);
+        const lg__cost_entry *own = NULL, *pool = NULL;
+        int at = -1;
+        for (int k = 0; k < c->n; k++) {
+            if (strcmp(c->e[k].key, ss->s[i].key) == 0) own = &c->e[k], at = k;
+            if (strcmp(c->e[k].key, w) == 0) pool = &c->e[k];
+        }
+        if (own && pool && strcmp(ss->s[i].key, "reorder") != 0 &&
+            strncmp(ss->s[i].key, "reorder:", 8) != 0) {
+            double err = 0;
+            for (int k = i; k < j; k++) {
+                double p = lg__cost_eval(pool, ss->s[k].bytes, ss->s[k].flops);
+                err += (p - ss->s[k].ns) * (p - ss->s[k].ns) / (ss->s[k].ns * ss->s[k].ns);
+            }
+            err = sqrt(err / (j - i));
+            if (err <= own->rms_rel_err + 0.05) {
+                if (log)
+                    fprintf(log, "pooled: %s (own fit %.1f%%, %s %.1f%%)\n", own->key,
+                            100 * own->rms_rel_err, w, 100 * err);
+                c->e[at] = c->e[c->n - 1];
+                c->n--;
+            }
+        }
+        i = j;
+    }
     if (log && s == LG_OK) {
         fprintf(log, "fit: %d entries from %d measured steps\n", c->n, ss->n);
         fprintf(log, "%-36s %5s %12s %12s %12s %8s\n", "key", "n", "fixed_ns", "ns/byte", "ns/flop",
@@ -574,6 +677,58 @@ static lg_status fit_all(samples *ss, lg__cost_coefs *c, FILE *log) {
                     100 * c->e[i].rms_rel_err);
     }
     return s;
+}
+
+/* The speedup on 2 threads over 1 of a few steps of networks' sizes, the
+ * median over them of the one-thread time (thread CPU clock, fastest run)
+ * over the fastest wall time of many 2-thread runs (on a shared machine, the runs during
+ * which both threads held a core; the process CPU time cannot serve: idle
+ * OpenMP threads spin between runs). compute: convs; else memory-bound
+ * kinds. 0 if nothing was measured. */
+static double speedup2(const lg_calibrate_options *o, bool compute) {
+    static const calib_case comp[] = {
+        {OP_CONV, 1, 256, 56, 64, 1, 1, 1, F_B8, F_B8},
+        {OP_CONV, 1, 64, 56, 64, 3, 1, 1, F_B8, F_B8},
+        {OP_CONV, 1, 1024, 14, 256, 1, 1, 1, F_B8, F_B8},
+        {OP_CONV, 1, 144, 56, 144, 3, 1, 144, F_B8, F_B8},
+        {OP_CONV, 1, 512, 7, 512, 3, 1, 1, F_B8, F_B8},
+    };
+    static const calib_case mem[] = {
+        {OP_RELU, 1, 256, 56, 256, 3, 2, 2, F_B8, F_B8},
+        {OP_ADD, 1, 256, 56, 256, 3, 2, 2, F_B8, F_B8},
+        {OP_REORDER, 1, 256, 56, 256, 1, 1, 1, F_PLAIN, F_B8},
+        {OP_REORDER, 1, 256, 56, 256, 1, 1, 1, F_B8, F_PLAIN},
+    };
+    const calib_case *cs = compute ? comp : mem;
+    int n = compute ? COUNT(comp) : COUNT(mem), m = 0;
+    double r[8];
+    for (int i = 0; i < n; i++) {
+        lg_calibrate_options a = *o, b = *o;
+        a.num_threads = 1;
+        b.num_threads = 2;
+        samples ss = {NULL, 0, 0};
+        double t2 = INFINITY;
+        bool ok = measure(&cs[i], &a, &ss, NULL) == LG_OK && ss.n == 1;
+        /* Up to 3 tries while every 2-thread run was disturbed (below). */
+        for (int k = 0; ok && k < 3 && !(t2 < ss.s[0].ns * 1e-6); k++) {
+            double t = 0;
+            if (measure(&cs[i], &b, NULL, &t) == LG_OK && t > 0) t2 = fmin(t2, t);
+        }
+        if (ok && isfinite(t2)) {
+            /* Slower on 2 threads than on 1: the second thread never got a
+             * core (it waits a time slice when woken on a loaded machine). */
+            if (ss.s[0].ns * 1e-6 > t2) r[m++] = ss.s[0].ns * 1e-6 / t2;
+            if (o->log)
+                fprintf(o->log, "  %-34s 1 thread %.4f ms (CPU), 2 threads %.4f ms (wall)\n",
+                        ss.s[0].key, ss.s[0].ns * 1e-6, t2);
+        }
+        free(ss.s);
+    }
+    if (!m) return 0;
+    /* The median of the cases left. */
+    qsort(r, (size_t)m, sizeof *r, cmp_double);
+    double med = m % 2 ? r[m / 2] : 0.5 * (r[m / 2 - 1] + r[m / 2]);
+    return fmax(0.5, fmin(2.0, med));
 }
 
 lg_status lg_calibrate(const char *path, const lg_calibrate_options *opts) {
@@ -595,13 +750,23 @@ lg_status lg_calibrate(const char *path, const lg_calibrate_options *opts) {
     samples ss = {NULL, 0, 0};
     lg_status s = LG_OK;
     if (o.log) fprintf(o.log, "lg_calibrate: %d graphs, %d runs each\n", cap, o.runs);
-    for (int i = 0; i < cap && s == LG_OK; i++) s = measure(&cs[i], &o, &ss);
+    for (int i = 0; i < cap && s == LG_OK; i++) s = measure(&cs[i], &o, &ss, NULL);
     free(cs);
     lg__cost_coefs c;
     memset(&c, 0, sizeof c);
     snprintf(c.machine, sizeof c.machine, "%s, %d threads", lg__isa_name(lg__cpu_isa()),
              o.num_threads ? o.num_threads : omp_get_max_threads());
     c.threads = o.num_threads ? o.num_threads : omp_get_max_threads();
+    /* Calibrated on one thread: how much 2 threads gain, for plans that
+     * run on more. */
+    if (s == LG_OK && c.threads == 1 && omp_get_num_procs() >= 2) {
+        c.speedup2_compute = speedup2(&o, true);
+        c.speedup2_memory = speedup2(&o, false);
+        if (o.log)
+            fprintf(o.log,
+                    "speedup on 2 threads (fastest wall time): compute %.3f, memory-bound %.3f\n",
+                    c.speedup2_compute, c.speedup2_memory);
+    }
     if (s == LG_OK && ss.n == 0) s = LG_ERROR(LG_RUNTIME_ERROR, "no step could be measured");
     if (s == LG_OK) s = fit_all(&ss, &c, o.log);
     free(ss.s);

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <omp.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,18 @@ const lg__cost_entry *lg__cost_lookup(const lg__cost_coefs *c, const char *key) 
 double lg__cost_eval(const lg__cost_entry *e, double bytes, double flops) {
     if (!e) return bytes + 0.1 * flops; /* the byte-count model (see the header) */
     return e->fixed_ns + e->ns_per_byte * bytes + e->ns_per_flop * flops;
+}
+
+double lg__cost_spill(double bytes) {
+    return bytes > LG_COST_CACHE_BYTES ? bytes - LG_COST_CACHE_BYTES : 0;
+}
+
+double lg__cost_speedup(const lg__cost_coefs *c, int threads, bool compute) {
+    if (threads <= 0) threads = omp_get_max_threads();
+    double s2 = c ? (compute ? c->speedup2_compute : c->speedup2_memory) : 0;
+    if (!(s2 > 1) || threads < 2) return 1;
+    double s = 1 + (double)(threads - 1) * (fmin(s2, 2) - 1);
+    return fmin(s, (double)threads);
 }
 
 lg_status lg__cost_coefs_set(lg__cost_coefs *c, const lg__cost_entry *e) {
@@ -268,6 +281,13 @@ lg_status lg__cost_coefs_parse(const char *text, const char *what, const char *w
         else if (strcmp(k, "threads") == 0) {
             ok = num(&r, &v);
             c->threads = v >= 0 && v < 1e6 ? (int)v : 0;
+        } else if (strcmp(k, "speedup2_compute") == 0 || strcmp(k, "speedup2_memory") == 0) {
+            ok = num(&r, &v) &&
+                 ((v >= 0.5 && v <= 2) || fail(&r, "a 2-thread speedup must be in 0.5..2"));
+            if (strcmp(k, "speedup2_compute") == 0)
+                c->speedup2_compute = v;
+            else
+                c->speedup2_memory = v;
         } else if (strcmp(k, "entries") == 0) {
             ok = entries(&r, c);
             has_entries = true;
@@ -337,10 +357,14 @@ static void write_str(FILE *f, const char *s) {
 lg_status lg__cost_coefs_write(const lg__cost_coefs *c, FILE *f) {
     fprintf(f, "{\n  \"lgraph_cost_model\": 1,\n  \"machine\": ");
     write_str(f, c->machine);
-    fprintf(f,
-            ",\n  \"threads\": %d,\n  \"units\": \"time = fixed_ns + ns_per_byte * bytes + "
-            "ns_per_flop * flops\",\n  \"entries\": [\n",
-            c->threads);
+    fprintf(f, ",\n  \"threads\": %d,\n", c->threads);
+    if (c->speedup2_compute > 0 || c->speedup2_memory > 0)
+        fprintf(f, "  \"speedup2_compute\": %.4g,\n  \"speedup2_memory\": %.4g,\n",
+                c->speedup2_compute > 0 ? c->speedup2_compute : 1,
+                c->speedup2_memory > 0 ? c->speedup2_memory : 1);
+    fprintf(f, "  \"units\": \"time = fixed_ns + ns_per_byte * bytes + ns_per_flop * flops (one "
+               "thread; on T threads divided by 1 + (T - 1) (speedup2 - 1))\",\n  \"entries\": "
+               "[\n");
     for (int i = 0; i < c->n; i++) {
         const lg__cost_entry *e = &c->e[i];
         fprintf(f, "    {\"key\": ");

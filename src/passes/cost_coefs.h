@@ -29,6 +29,12 @@ typedef struct lg__cost_coefs {
     lg__cost_entry *e; /* n entries, owned */
     char machine[96];  /* what the calibration ran on, informative */
     int threads;       /* threads the calibration ran with, informative */
+    /* Measured speedup of a step on 2 threads over 1 (1 when absent: the
+     * entries are then the time on any number of threads): of steps with
+     * arithmetic (convs, inner products, pooling) and of memory-bound ones
+     * (reorders, eltwise, binary, concat, ...). The entries give the time on
+     * one thread; a plan on T threads divides it by 1 + (T - 1) (s - 1). */
+    double speedup2_compute, speedup2_memory;
 } lg__cost_coefs;
 
 /* The layout family of an activation md: "plain" (dense row-major), "cl"
@@ -52,6 +58,17 @@ LG_INTERNAL const lg__cost_entry *lg__cost_lookup(const lg__cost_coefs *c, const
  * (a table without "*"), the byte-count model that preceded calibration:
  * bytes + 0.1 x flops, the caller passing flops times the kind's slowdown. */
 LG_INTERNAL double lg__cost_eval(const lg__cost_entry *e, double bytes, double flops);
+
+/* Bytes of a memory-bound step (no arithmetic) beyond what stays in the
+ * caches: the model's third term prices these instead of flops for such
+ * steps (ns_per_flop is then ns per spilled byte), since a reorder or an
+ * eltwise over tens of MB runs at the memory's bandwidth, not the cache's. */
+#define LG_COST_CACHE_BYTES (8.0 * 1024 * 1024)
+LG_INTERNAL double lg__cost_spill(double bytes);
+
+/* The factor a step's one-thread time is divided by on `threads` threads
+ * (0: OpenMP's default), from c's 2-thread speedups (see above). */
+LG_INTERNAL double lg__cost_speedup(const lg__cost_coefs *c, int threads, bool compute);
 
 /* Parse JSON text into *c (which the caller frees with lg__cost_coefs_free).
  * On a malformed text returns LG_INVALID_ARGUMENT with a message naming

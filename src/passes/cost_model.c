@@ -13,7 +13,10 @@ double lg__cost_reorder(const lg__graph *ir, const lg_md *src, const lg_md *dst)
     char key[LG_COST_KEY_LEN];
     lg__cost_key("reorder", "reorder", src, dst, key);
     double bytes = (double)lg_md_size(src) + (double)lg_md_size(dst);
-    return lg__cost_eval(lg__cost_lookup(lg__cost_coefs_of(ir), key), bytes, 0);
+    const lg__cost_coefs *c = lg__cost_coefs_of(ir);
+    const lg__cost_entry *e = lg__cost_lookup(c, key);
+    return lg__cost_eval(e, bytes, e ? lg__cost_spill(bytes) : 0) /
+           lg__cost_speedup(c, ir ? ir->threads : 0, false);
 }
 
 double lg__cost_node_ex(const lg__graph *ir, const lg__cnode *node, const lg_md *in_mds,
@@ -21,18 +24,24 @@ double lg__cost_node_ex(const lg__graph *ir, const lg__cnode *node, const lg_md 
     double bytes = (double)lg_md_size(out);
     for (int i = 0; i < node->nin; i++) bytes += (double)lg_md_size(&in_mds[i]);
     const lg__node_ops *ops = lg__node_ops_of(node->kind);
-    lg__node_cost c = {0, 1};
+    lg__node_cost c = {0, 1, NULL};
     if (ops->cost) ops->cost(&node->base, in_mds, out, &c);
     lg_layer_class lc = ops->classify ? ops->classify(&node->base, in_mds, out) : ops->layer_class;
     char cls[32];
-    snprintf(cls, sizeof cls, "%s%s", lg_layer_class_name(lc), c.slowdown > 1 ? ".slow" : "");
+    snprintf(cls, sizeof cls, "%s%s%s", lg_layer_class_name(lc),
+             c.path           ? "."
+             : c.slowdown > 1 ? ".slow"
+                              : "",
+             c.path ? c.path : "");
     char k[LG_COST_KEY_LEN];
     char *kp = key ? key : k;
     lg__cost_key(ops->name, cls, node->nin > 0 ? &in_mds[0] : NULL, out, kp);
     if (bytes_out) *bytes_out = bytes;
-    const lg__cost_entry *e = lg__cost_lookup(lg__cost_coefs_of(ir), kp);
+    const lg__cost_coefs *t = lg__cost_coefs_of(ir);
+    const lg__cost_entry *e = lg__cost_lookup(t, kp);
     /* Without an entry, the flops of a slow layout weigh more. */
-    return lg__cost_eval(e, bytes, e ? c.flops : c.flops * c.slowdown);
+    double third = !e ? c.flops * c.slowdown : c.flops > 0 ? c.flops : lg__cost_spill(bytes);
+    return lg__cost_eval(e, bytes, third) / lg__cost_speedup(t, ir ? ir->threads : 0, c.flops > 0);
 }
 
 double lg__cost_node(const lg__graph *ir, const lg__cnode *node, const lg_md *in_mds,
@@ -74,6 +83,49 @@ int lg__cost_fusion_producer(const lg__graph *ir, const lg__cnode *node, int *sl
     return -1;
 }
 
+int lg__cost_fusion_chain(const lg__graph *ir, const lg__cnode *node, int *nodes, int *slots) {
+    if (!ir->fuse) return 0;
+    const lg__node_ops *ops = lg__node_ops_of(node->kind);
+    if (!ops->as_post_op) return 0;
+    for (int j = 0; j < node->nin; j++) {
+        const lg__cvalue *v = &ir->vals[node->in[j]];
+        lg__post_op op;
+        int other;
+        if (v->kind != LG_VAL_NODE || !ops->as_post_op(&node->base, j, &op, &other) ||
+            lg__ir_is_output(ir, node->in[j]))
+            continue;
+        int readers = 0;
+        for (int i = 0; i < ir->nsched; i++) {
+            const lg__cnode *r = &ir->nodes[ir->sched[i]];
+            for (int k = 0; k < r->nin; k++) readers += r->in[k] == node->in[j];
+        }
+        if (readers != 1) continue;
+        const lg__cnode *p = &ir->nodes[v->producer];
+        if (lg__node_ops_of(p->kind)->accepts_post) {
+            nodes[0] = v->producer;
+            slots[0] = j;
+            return 1;
+        }
+        int k = lg__cost_fusion_chain(ir, p, nodes, slots);
+        if (k > 0 && k < LG_COST_MAX_CHAIN) {
+            nodes[k] = v->producer;
+            slots[k] = j;
+            return k + 1;
+        }
+    }
+    return 0;
+}
+
+bool lg__cost_chain_fuses(const lg__graph *ir, const lg__cnode *node, const int *nodes,
+                          const int *slots, int len, const lg_md *const *in,
+                          const lg_md *const *out) {
+    for (int k = 1; k <= len; k++) {
+        const lg__cnode *n = k < len ? &ir->nodes[nodes[k]] : node;
+        if (!lg__cost_fusable(ir, n, slots[k - 1], in[k], out[k], out[k - 1])) return false;
+    }
+    return true;
+}
+
 /* Index of (v, md) among the first k pairs, or -1. */
 static int find_pair(const lg_value *vs, const lg_md *const *mds, int k, lg_value v,
                      const lg_md *md) {
@@ -91,9 +143,15 @@ double lg__cost_assignment(const lg__graph *ir) {
     const lg_md **mds = lg__malloc((size_t)(cap ? cap : 1) * sizeof *mds);
     for (int i = 0; i < ir->nsched; i++) {
         const lg__cnode *node = &ir->nodes[ir->sched[i]];
-        int slot, conv = lg__cost_fusion_producer(ir, node, &slot);
-        if (conv < 0 || !lg__cost_fusable(ir, node, slot, node->in_md, &ir->vals[node->out].md,
-                                          &ir->vals[ir->nodes[conv].out].md))
+        int chain[LG_COST_MAX_CHAIN], slots[LG_COST_MAX_CHAIN];
+        int len = lg__cost_fusion_chain(ir, node, chain, slots);
+        const lg_md *in[LG_COST_MAX_CHAIN + 1], *out[LG_COST_MAX_CHAIN + 1];
+        for (int c = 0; c <= len; c++) {
+            const lg__cnode *n = c < len ? &ir->nodes[chain[c]] : node;
+            in[c] = n->in_md;
+            out[c] = &ir->vals[n->out].md;
+        }
+        if (len == 0 || !lg__cost_chain_fuses(ir, node, chain, slots, len, in, out))
             cost += lg__cost_node(ir, node, node->in_md, &ir->vals[node->out].md);
         for (int j = 0; j < node->nin; j++) {
             const lg__cvalue *v = &ir->vals[node->in[j]];

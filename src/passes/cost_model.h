@@ -56,6 +56,25 @@ LG_INTERNAL bool lg__cost_fusable(const lg__graph *ir, const lg__cnode *node, in
  * not looked at (see lg__cost_fusable). */
 LG_INTERNAL int lg__cost_fusion_producer(const lg__graph *ir, const lg__cnode *node, int *slot);
 
+/* Longest chain of nodes fused after one conv that the model follows. */
+#define LG_COST_MAX_CHAIN 4
+
+/* The fusion chain ending at node: the conv and the nodes the fuse pass
+ * would fold into it before node (each a post-op of the one before, whose
+ * result it alone reads), nodes[0] the conv, nodes[k] the k-th fused node;
+ * slots[k] is the input of nodes[k + 1] (of node itself for the last) that
+ * reads nodes[k]'s result. Returns the chain's length (0: node cannot be
+ * fused; at most LG_COST_MAX_CHAIN). Layouts are not looked at. */
+LG_INTERNAL int lg__cost_fusion_chain(const lg__graph *ir, const lg__cnode *node, int *nodes,
+                                      int *slots);
+
+/* True if, with chain member k reading in[k][] and writing *out[k] (k = len:
+ * node itself), every link of the chain fuses (lg__cost_fusable): node then
+ * costs nothing. */
+LG_INTERNAL bool lg__cost_chain_fuses(const lg__graph *ir, const lg__cnode *node, const int *nodes,
+                                      const int *slots, int len, const lg_md *const *in,
+                                      const lg_md *const *out);
+
 /* Cost of the current assignment: every scheduled node with its in_md[] and
  * its result's md, and the reorders the assignment implies (see above). */
 LG_INTERNAL double lg__cost_assignment(const lg__graph *ir);

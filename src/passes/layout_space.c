@@ -355,24 +355,45 @@ lg_status lg__layout_space_build(lg__graph *ir, lg__layout_space *s) {
         const lg__layout_var *var = &s->vars[i];
         if (var->node < 0) continue;
         const lg__cnode *node = &ir->nodes[var->node];
-        int slot, conv = lg__cost_fusion_producer(ir, node, &slot);
+        int chain[LG_COST_MAX_CHAIN], slots[LG_COST_MAX_CHAIN];
+        int len = lg__cost_fusion_chain(ir, node, chain, slots), vars[LG_COST_MAX_CHAIN + 1];
+        int64_t size = var->ncfg;
+        for (int k = 0; k < len; k++) {
+            vars[k] = var_of_node[chain[k]];
+            if (vars[k] < 0)
+                len = 0;
+            else
+                size *= s->vars[vars[k]].ncfg;
+        }
         double *table;
-        if (conv < 0) {
+        if (len == 0 || size > (1 << 20)) {
             st = add_factor(s, 1, &i, &table);
             for (int c = 0; st == LG_OK && c < var->ncfg; c++)
                 table[c] = lg__cost_node(ir, node, var->cfg[c].in, &var->cfg[c].out);
             continue;
         }
-        const lg__layout_var *cv = &s->vars[var_of_node[conv]];
-        int vars[2] = {var_of_node[conv], i};
-        st = add_factor(s, 2, vars, &table);
-        for (int a = 0; st == LG_OK && a < cv->ncfg; a++)
-            for (int c = 0; c < var->ncfg; c++)
-                table[a * var->ncfg + c] =
-                    lg__cost_fusable(ir, node, slot, var->cfg[c].in, &var->cfg[c].out,
-                                     &cv->cfg[a].out)
-                        ? 0
-                        : lg__cost_node(ir, node, var->cfg[c].in, &var->cfg[c].out);
+        /* A factor over the chain and node (first variable slowest): nothing
+         * where every link fuses. */
+        vars[len] = i;
+        st = add_factor(s, len + 1, vars, &table);
+        double *own = st == LG_OK ? lg__malloc((size_t)var->ncfg * sizeof *own) : NULL;
+        if (st == LG_OK && !own) st = LG_COMPILE_ERROR(LG_OUT_OF_MEMORY, "out of memory");
+        for (int c = 0; st == LG_OK && c < var->ncfg; c++)
+            own[c] = lg__cost_node(ir, node, var->cfg[c].in, &var->cfg[c].out);
+        for (int64_t e = 0; st == LG_OK && e < size; e++) {
+            const lg_md *in[LG_COST_MAX_CHAIN + 1], *out[LG_COST_MAX_CHAIN + 1];
+            int64_t r = e;
+            for (int k = len; k >= 0; k--) {
+                const lg__layout_var *kv = &s->vars[vars[k]];
+                int c = (int)(r % kv->ncfg);
+                r /= kv->ncfg;
+                in[k] = kv->cfg[c].in;
+                out[k] = &kv->cfg[c].out;
+            }
+            int c = (int)(e % var->ncfg);
+            table[e] = lg__cost_chain_fuses(ir, node, chain, slots, len, in, out) ? 0 : own[c];
+        }
+        lg__free(own);
     }
     double offset = 0;
     for (int v = 0; st == LG_OK && v < ir->nvals && !s->too_large; v++)

@@ -140,6 +140,7 @@ lg_status lg_graph_compile(const lg_graph *g, const lg_compile_options *o, lg_pl
         return si;
     }
     ir.coefs = coefs;
+    ir.threads = o->num_threads;
     ir.strategy = o->strategy;
     ir.user_strategy = o->strategy_fn;
     ir.user_data = o->strategy_data;

@@ -169,7 +169,7 @@ static void profile_fields(const lg__graph *ir, const lg__cnode *node, const lg_
     const lg_md *out = &ir->vals[node->out].md;
     st->bytes = kernel_bytes(st->kernel);
     st->model_cost = lg__cost_node_ex(ir, node, in, out, st->cost_key, &st->cost_bytes);
-    lg__node_cost c = {0, 1};
+    lg__node_cost c = {0, 1, NULL};
     if (ops->cost) ops->cost(&node->base, in, out, &c);
     st->flops = c.flops;
     st->layer_class = node->inserted || node->copy ? LG_LAYER_REORDER

@@ -45,17 +45,27 @@ Test(cost_model, calibrate_round_trip, .timeout = 300) {
     cr_assert_eq(lg__cost_coefs_load(path, "test", &a), LG_OK, "%s", lg_last_error());
     cr_expect_gt(a.n, 20, "%d entries", a.n);
     cr_expect_eq(a.threads, 1);
+    /* Calibrated on one thread, the 2-thread speedups were measured. */
+    cr_expect(a.speedup2_compute >= 0.5 && a.speedup2_compute <= 2, "%g", a.speedup2_compute);
+    cr_expect(a.speedup2_memory >= 0.5 && a.speedup2_memory <= 2, "%g", a.speedup2_memory);
     /* Every kind the quick run times has its entry, and the catch-all. */
-    static const char *const want[] = {"conv:conv1x1:b8:f32",
-                                       "conv:conv1x1.slow:plain:f32",
-                                       "conv:depthwise:b8:f32",
+    static const char *const want[] = {"conv:conv1x1.pw:b8:f32",
+                                       "conv:conv1x1.ref:plain:f32",
+                                       "conv:depthwise.dw:b8:f32",
                                        "reorder:reorder:plain>b8:f32",
                                        "eltwise:eltwise:b8:f32",
                                        "pool:*:*:*",
                                        "*"};
+    /* Its own entry, or its kind and class pooled over the families
+     * (where the family's own fit predicted no better). */
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         const lg__cost_entry *e = lg__cost_lookup(&a, want[i]);
-        cr_expect(e && strcmp(e->key, want[i]) == 0, "no entry %s", want[i]);
+        const char *colon = strchr(want[i], ':');
+        colon = colon ? strchr(colon + 1, ':') : NULL;
+        size_t cls = colon ? (size_t)(colon - want[i]) : strlen(want[i]);
+        cr_expect(e && strncmp(e->key, want[i], cls) == 0 && e->key[cls] != '*' &&
+                      (strcmp(e->key, want[i]) == 0 || strcmp(e->key + cls, ":*:*") == 0),
+                  "no entry %s (%s)", want[i], e ? e->key : "-");
     }
     for (int i = 0; i < a.n; i++) {
         const lg__cost_entry *e = &a.e[i];
@@ -76,6 +86,8 @@ Test(cost_model, calibrate_round_trip, .timeout = 300) {
                       a.e[i].key, k, x[k], y[k]);
         cr_expect_eq(b.e[i].samples, a.e[i].samples);
     }
+    cr_expect(fabs(b.speedup2_compute - a.speedup2_compute) < 1e-3, "%g", b.speedup2_compute);
+    cr_expect(fabs(b.speedup2_memory - a.speedup2_memory) < 1e-3, "%g", b.speedup2_memory);
     /* The file drives a compile: the plan's prediction is its steps' sum. */
     workload w = build(2, 1, 14, "nchw", false, 5);
     lg_plan *p = NULL;
@@ -179,22 +191,29 @@ Test(cost_model, malformed_files_refused) {
     free_workload(&w);
 }
 
-/* The built-in default is the byte-count model (one entry no key matches,
- * so every step takes the byte-count fallback); the calibrated table checked in beside it (opt-in
- * through LG_COST_MODEL) parses and falls back from a missing type to its kind's entry. */
+/* The built-in default is the table lgraph-calibrate made on this machine
+ * kind (data/cost_model_default.json, the same as
+ * data/cost_model_calibrated.json): entries per conv path, a catch-all, the
+ * 2-thread speedups; a missing type falls back to its kind and class. */
 Test(cost_model, default_table_parses) {
     const lg__cost_coefs *c = lg__cost_coefs_default();
-    cr_assert_eq(c->n, 1, "the built-in table has %d entries", c->n);
-    const lg__cost_entry *e = lg__cost_lookup(c, "conv:conv1x1:b8:f32");
-    cr_expect(e == NULL, "no key matches: every step takes the byte-count fallback");
+    cr_assert_gt(c->n, 20, "the built-in table has %d entries", c->n);
+    cr_expect(c->speedup2_compute >= 1 && c->speedup2_compute <= 2, "%g", c->speedup2_compute);
+    cr_expect(c->speedup2_memory >= 1 && c->speedup2_memory <= 2, "%g", c->speedup2_memory);
+    const lg__cost_entry *e = lg__cost_lookup(c, "conv:conv1x1.pw:b8:f32");
+    cr_expect(e && strncmp(e->key, "conv:conv1x1.pw:", 16) == 0, "%s", e ? e->key : "-");
+    /* The pointwise path is faster per flop than the scalar reference. */
+    const lg__cost_entry *r = lg__cost_lookup(c, "conv:conv1x1.ref:plain:f32");
+    cr_expect(e && r && r->ns_per_flop > 10 * e->ns_per_flop, "pw %g, ref %g ns/flop",
+              e ? e->ns_per_flop : 0, r ? r->ns_per_flop : 0);
     lg__cost_coefs cal;
     cr_assert_eq(lg__cost_coefs_load(LG_CALIBRATED_MODEL, "test", &cal), LG_OK, "%s",
                  lg_last_error());
     cr_assert_gt(cal.n, 20, "the calibrated table has %d entries", cal.n);
     e = lg__cost_lookup(&cal, "no-such-kind:x:y:z");
     cr_expect(e && strcmp(e->key, "*") == 0, "the catch-all entry");
-    e = lg__cost_lookup(&cal, "conv:conv1x1:b8:bf16");
-    cr_expect(e && strcmp(e->key, "conv:conv1x1:*:*") == 0, "fallback %s", e ? e->key : "-");
+    e = lg__cost_lookup(&cal, "conv:conv1x1.pw:b8:bf16");
+    cr_expect(e && strcmp(e->key, "conv:conv1x1.pw:*:*") == 0, "fallback %s", e ? e->key : "-");
     lg__cost_coefs_free(&cal);
 }
 
@@ -246,6 +265,11 @@ Test(cost_model, model_ms_and_ranking) {
                      ms[LG_STRATEGY_NONE], ms[LG_STRATEGY_GREEDY]);
         cr_expect_gt(ms[LG_STRATEGY_NONE], ms[LG_STRATEGY_OPTIMAL], "W%d: NONE %g, OPTIMAL %g",
                      which, ms[LG_STRATEGY_NONE], ms[LG_STRATEGY_OPTIMAL]);
+        /* The plan's prediction counts what the assignment's does (fused
+         * chains free): OPTIMAL never predicts slower than GREEDY. */
+        cr_expect_leq(ms[LG_STRATEGY_OPTIMAL], ms[LG_STRATEGY_GREEDY] * (1 + 1e-9),
+                      "W%d: OPTIMAL %g, GREEDY %g", which, ms[LG_STRATEGY_OPTIMAL],
+                      ms[LG_STRATEGY_GREEDY]);
         free_workload(&w);
     }
 }
@@ -263,4 +287,156 @@ Test(cost_model, calibrate_bad_arguments) {
     o.num_threads = -2;
     cr_expect_eq(lg_calibrate("/tmp/x.json", &o), LG_INVALID_ARGUMENT);
     cr_expect(strstr(lg_last_error(), "num_threads"), "%s", lg_last_error());
+}
+
+/* A table written by hand, for cases whose answer is known. */
+static void hand_table(const char *path, const char *entries, const char *extra) {
+    char text[2048];
+    int n = snprintf(text, sizeof text, "{\"lgraph_cost_model\": 1, %s \"entries\": [%s]}", extra,
+                     entries);
+    cr_assert(n > 0 && n < (int)sizeof text);
+    write_text(path, text, (size_t)n);
+}
+
+/* x[1, 64, 14, 14] nchw -> 1x1 conv 64 -> 1x1 conv 64 -> y (any). */
+static lg_graph *two_convs(float **w) {
+    lg_graph *g;
+    cr_assert_eq(lg_graph_create(&g), LG_OK);
+    int64_t xd[4] = {1, 64, 14, 14}, wd[4] = {64, 64, 1, 1};
+    lg_md xm, wm;
+    cr_assert_eq(lg_md_init_tag(&xm, 4, xd, LG_F32, "nchw"), LG_OK);
+    cr_assert_eq(lg_md_init_tag(&wm, 4, wd, LG_F32, "oihw"), LG_OK);
+    *w = calloc(64 * 64, sizeof **w);
+    cr_assert(*w);
+    for (int i = 0; i < 64 * 64; i++) (*w)[i] = (float)((i * 37) % 11 - 5) * 0.01f;
+    lg_value x, wv, a, b;
+    cr_assert_eq(lg_graph_add_input(g, "x", &xm, &x), LG_OK);
+    cr_assert_eq(lg_graph_add_constant(g, "w", &wm, *w, &wv), LG_OK);
+    lg_conv_params p;
+    memset(&p, 0, sizeof p);
+    p.strides[0] = p.strides[1] = 1;
+    p.groups = 1;
+    cr_assert_eq(lg_graph_add_conv(g, x, wv, LG_NO_VALUE, &p, &a), LG_OK);
+    cr_assert_eq(lg_graph_add_conv(g, a, wv, LG_NO_VALUE, &p, &b), LG_OK);
+    cr_assert_eq(lg_graph_add_output(g, b, "y", "any"), LG_OK);
+    return g;
+}
+
+/* The dst layout of the second conv's step, from the profile. */
+static void conv_layouts(lg_plan *p, char *out, size_t len, int *reorders) {
+    lg_plan_stats st;
+    cr_assert_eq(lg_plan_stats_get(p, &st), LG_OK);
+    *reorders = st.runtime_reorders;
+    lg_step_profile *steps = calloc((size_t)st.steps, sizeof *steps);
+    lg_md xm, ym;
+    cr_assert_eq(lg_plan_query_md(p, "x", &xm), LG_OK);
+    cr_assert_eq(lg_plan_query_md(p, "y", &ym), LG_OK);
+    float *x = calloc(lg_md_size(&xm) / 4 + 1, 4), *y = calloc(lg_md_size(&ym) / 4 + 1, 4);
+    cr_assert(steps && x && y);
+    lg_binding in = {"x", x}, o = {"y", y};
+    cr_assert_eq(lg_plan_profile(p, 1, &in, 1, &o, 1, steps, st.steps), LG_OK);
+    out[0] = 0;
+    for (int i = 0; i < st.steps; i++)
+        if (strcmp(steps[i].node_kind, "conv") == 0) snprintf(out, len, "%s", steps[i].layouts);
+    free(steps);
+    free(x);
+    free(y);
+}
+
+/* OPTIMAL follows the coefficients: where the table makes the pointwise
+ * path on channels-last much cheaper than on blocked activations (and
+ * reorders cheap) the convs run channels-last; swapped, blocked; the ref
+ * path (plain) is never taken when it is 1000x dearer. The step keys name
+ * the path the kernel really runs. */
+Test(cost_model, optimal_follows_the_paths_prices) {
+    char path[96];
+    temp_path(path, sizeof path, "hand");
+    float *w;
+    lg_graph *g = two_convs(&w);
+    static const char *const tables[2] = {
+        "{\"key\": \"conv:conv1x1.pw:cl:f32\", \"fixed_ns\": 0, \"ns_per_byte\": 0, "
+        "\"ns_per_flop\": 0.001}, {\"key\": \"conv:conv1x1.pw:b8:f32\", \"fixed_ns\": 0, "
+        "\"ns_per_byte\": 0, \"ns_per_flop\": 0.1}, {\"key\": \"conv:*:*:*\", \"fixed_ns\": 0, "
+        "\"ns_per_byte\": 0, \"ns_per_flop\": 1}, {\"key\": \"*\", \"fixed_ns\": 0, "
+        "\"ns_per_byte\": 0.0001, \"ns_per_flop\": 0}",
+        "{\"key\": \"conv:conv1x1.pw:cl:f32\", \"fixed_ns\": 0, \"ns_per_byte\": 0, "
+        "\"ns_per_flop\": 0.1}, {\"key\": \"conv:conv1x1.pw:b8:f32\", \"fixed_ns\": 0, "
+        "\"ns_per_byte\": 0, \"ns_per_flop\": 0.001}, {\"key\": \"conv:*:*:*\", \"fixed_ns\": 0, "
+        "\"ns_per_byte\": 0, \"ns_per_flop\": 1}, {\"key\": \"*\", \"fixed_ns\": 0, "
+        "\"ns_per_byte\": 0.0001, \"ns_per_flop\": 0}"};
+    static const char *const want[2] = {"dst:acdb", "dst:aBcd8b"};
+    for (int t = 0; t < 2; t++) {
+        hand_table(path, tables[t], "");
+        lg_plan *p = NULL;
+        cr_assert_eq(compile_model(g, LG_STRATEGY_OPTIMAL, path, &p), LG_OK, "%s", lg_last_error());
+        char lay[160];
+        int reorders;
+        conv_layouts(p, lay, sizeof lay, &reorders);
+        cr_expect(strstr(lay, want[t]) != NULL, "table %d: conv layouts %s", t, lay);
+        lg_plan_destroy(p);
+    }
+    /* The keys of the steps are the paths' (asked, not created). */
+    lg_plan *p = NULL;
+    cr_assert_eq(compile_model(g, LG_STRATEGY_NONE, NULL, &p), LG_OK, "%s", lg_last_error());
+    lg_plan_stats st;
+    cr_assert_eq(lg_plan_stats_get(p, &st), LG_OK);
+    lg_step_profile steps[8];
+    cr_assert_leq(st.steps, 8);
+    float *x = calloc(64 * 14 * 14, 4), *y = calloc(64 * 14 * 14, 4);
+    lg_binding in = {"x", x}, o = {"y", y};
+    cr_assert_eq(lg_plan_profile(p, 1, &in, 1, &o, 1, steps, 8), LG_OK);
+    for (int i = 0; i < st.steps; i++)
+        if (strcmp(steps[i].node_kind, "conv") == 0) {
+            const char *path_name = strrchr(steps[i].impl, ':') + 1;
+            char key[64];
+            snprintf(key, sizeof key, "conv:conv1x1.%s:", path_name);
+            cr_expect(strncmp(steps[i].cost_key, key, strlen(key)) == 0, "impl %s, key %s",
+                      steps[i].impl, steps[i].cost_key);
+        }
+    lg_plan_destroy(p);
+    free(x);
+    free(y);
+    lg_graph_destroy(g);
+    free(w);
+    remove(path);
+}
+
+/* The 2-thread speedups: a plan on 2 threads predicts its conv steps
+ * speedup2_compute times faster and memory-bound ones speedup2_memory
+ * times; on 1 thread, the table's times. Hand-computed: every conv costs
+ * its flops in ns, every reorder its bytes. */
+Test(cost_model, thread_speedups) {
+    char path[96];
+    temp_path(path, sizeof path, "speed");
+    float *w;
+    lg_graph *g = two_convs(&w);
+    hand_table(
+        path,
+        "{\"key\": \"conv:*:*:*\", \"fixed_ns\": 0, \"ns_per_byte\": 0, \"ns_per_flop\": 1}, "
+        "{\"key\": \"*\", \"fixed_ns\": 0, \"ns_per_byte\": 1, \"ns_per_flop\": 0}",
+        "\"speedup2_compute\": 2, \"speedup2_memory\": 1.25,");
+    const double flops = 2.0 * 64 * 64 * 14 * 14 * 2;
+    double ms[2];
+    double reorder_ns = 0;
+    for (int t = 1; t <= 2; t++) {
+        lg_compile_options o;
+        lg_compile_options_init(&o);
+        o.strategy = LG_STRATEGY_GREEDY;
+        o.cost_model = path;
+        o.num_threads = t;
+        lg_plan *p = NULL;
+        cr_assert_eq(lg_graph_compile(g, &o, &p), LG_OK, "%s", lg_last_error());
+        lg_plan_stats st;
+        cr_assert_eq(lg_plan_stats_get(p, &st), LG_OK);
+        ms[t - 1] = st.model_ms;
+        if (t == 1) reorder_ns = st.model_ms * 1e6 - flops;
+        lg_plan_destroy(p);
+    }
+    /* x is reordered into the blocked layout: 2 x 50176 bytes. */
+    cr_expect(fabs(reorder_ns - 2.0 * 64 * 14 * 14 * 4) < 1, "reorders %g ns", reorder_ns);
+    double want = (flops / 2 + reorder_ns / 1.25) * 1e-6;
+    cr_expect(fabs(ms[1] - want) < 1e-9 * want, "2 threads: %g ms, want %g", ms[1], want);
+    lg_graph_destroy(g);
+    free(w);
+    remove(path);
 }

@@ -146,6 +146,7 @@ static void conv_cost(const lg__node *node, const lg_md *in, const lg_md *out, l
     int64_t g = node->p.conv.groups;
     c->flops = lg__conv_flops(&in[0], &in[1], out, g);
     c->slowdown = lg__conv_slowdown(&in[0], out, in[0].dims[1] / g);
+    c->path = lg__conv_path(&node->p.conv, &in[0], &in[1], node->nin > 2 ? &in[2] : NULL, out);
     /* Grouped (not depthwise) convs whose groups do not fill whole channel
      * blocks run their own, slower way: calibrated under their own key. */
     if (g > 1 && !(g == in[0].dims[1] && g == out->dims[1]) && (out->dims[1] / g) % 8 != 0)

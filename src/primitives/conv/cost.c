@@ -4,6 +4,8 @@
  * without a kernel. */
 #include "primitives/conv/conv.h"
 
+#include <string.h>
+
 /* Layout classes of an activation, by how well a conv vectorises over it. */
 typedef enum layout_class {
     CLASS_BLOCKED,
@@ -50,4 +52,42 @@ double lg__conv_flops(const lg_md *src, const lg_md *wei, const lg_md *dst, int6
     for (int d = 0; d < sp; d++)
         f *= (double)dst->dims[2 + d] * (double)wei->dims[wei->ndims - sp + d];
     return f;
+}
+
+/* Recent answers of lg__conv_path, per thread (the cost model asks the
+ * same problems many times while OPTIMAL builds its tables). */
+#define PATH_MEMO 64
+static _Thread_local struct {
+    uint64_t hash;
+    lg__conv_pd pd;
+    const char *path;
+} memo[PATH_MEMO];
+
+static uint64_t hash_pd(const lg__conv_pd *pd) {
+    const unsigned char *b = (const unsigned char *)pd;
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < sizeof *pd; i++) h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+const char *lg__conv_path(const lg_conv_params *p, const lg_md *src, const lg_md *wei,
+                          const lg_md *bias, const lg_md *dst) {
+    static const char *const names[] = {"pw", "dw", "1x1", "direct", "empty"};
+    lg__conv_kernel c;
+    memset(&c, 0, sizeof c);
+    if (lg__conv_query(p, src, wei, bias, dst, NULL, NULL, &c.pd) != LG_OK) return "ref";
+    uint64_t h = hash_pd(&c.pd);
+    int slot = (int)(h % PATH_MEMO);
+    if (memo[slot].path && memo[slot].hash == h && memcmp(&memo[slot].pd, &c.pd, sizeof c.pd) == 0)
+        return memo[slot].path;
+    lg__conv_shape_of(&c.pd, &c.s);
+    if (lg__conv_plan(&c) != LG_OK) return "ref";
+    const char *path = "ref", *last = strrchr(c.impl, ':');
+    for (int i = 0; last && i < (int)(sizeof names / sizeof names[0]); i++)
+        if (strcmp(last + 1, names[i]) == 0) path = names[i];
+    lg__conv_plan_free(&c);
+    memo[slot].hash = h;
+    memo[slot].pd = c.pd;
+    memo[slot].path = path;
+    return path;
 }
