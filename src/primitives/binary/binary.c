@@ -593,15 +593,16 @@ static bool dtype_ok(lg_dtype dt) {
     return is_float(dt) || dt == LG_S8 || dt == LG_U8;
 }
 
-lg_status lg_binary_create(lg_kernel **k, lg_binary_alg alg, const lg_md *src0, const lg_md *src1,
-                           const lg_md *dst) {
-    return lg_binary_create_attr(k, alg, src0, src1, dst, NULL);
-}
-
-/* The creator behind lg_binary_create_attr and lg_binary_create_select
- * (cond non-NULL); errors name `fn`. */
+/* The creator behind lg_binary_create, lg_binary_create_attr and
+ * lg_binary_create_select (cond non-NULL); errors name `fn`, the public
+ * function the caller called. */
 static lg_status create(lg_kernel **k, lg_binary_alg alg, const lg_md *src0, const lg_md *src1,
                         const lg_md *cond, const lg_md *dst, const lg_attr *attr, const char *fn);
+
+lg_status lg_binary_create(lg_kernel **k, lg_binary_alg alg, const lg_md *src0, const lg_md *src1,
+                           const lg_md *dst) {
+    return create(k, alg, src0, src1, NULL, dst, NULL, __func__);
+}
 
 lg_status lg_binary_create_attr(lg_kernel **k, lg_binary_alg alg, const lg_md *src0,
                                 const lg_md *src1, const lg_md *dst, const lg_attr *attr) {

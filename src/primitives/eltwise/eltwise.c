@@ -357,47 +357,43 @@ static lg_status build_eltwise(const void *problem, lg_kernel **out) {
     return LG_OK;
 }
 
-lg_status lg_eltwise_create(lg_kernel **k, lg_eltwise_alg alg, float alpha, float beta,
-                            const lg_md *src, const lg_md *dst) {
-    return lg_eltwise_create_attr(k, alg, alpha, beta, src, dst, NULL);
-}
-
-lg_status lg_eltwise_create_attr(lg_kernel **k, lg_eltwise_alg alg, float alpha, float beta,
-                                 const lg_md *src, const lg_md *dst, const lg_attr *attr) {
-    const char *fn = attr ? __func__ : "lg_eltwise_create";
+/* The creator behind lg_eltwise_create and lg_eltwise_create_attr; errors
+ * name `fn`, the public function the caller called. */
+static lg_status create(lg_kernel **k, lg_eltwise_alg alg, float alpha, float beta,
+                        const lg_md *src, const lg_md *dst, const lg_attr *attr, const char *fn) {
     if (!k) return lg__error(LG_INVALID_ARGUMENT, fn, "kernel pointer is NULL");
-    LG_CHECK(lg__md_check(src, __func__, "src md"));
-    if (lg_md_is_any(src)) return LG_ERROR(LG_INVALID_ARGUMENT, "src md is 'any'");
+    LG_CHECK(lg__md_check(src, fn, "src md"));
+    if (lg_md_is_any(src)) return lg__error(LG_INVALID_ARGUMENT, fn, "src md is 'any'");
     bool ints;
     if (!lg__eltwise_alg_known((int)alg, &ints))
-        return LG_ERROR(LG_INVALID_ARGUMENT, "alg %d is not an lg_eltwise_alg", (int)alg);
+        return lg__error(LG_INVALID_ARGUMENT, fn, "alg %d is not an lg_eltwise_alg", (int)alg);
     if (dst) {
-        LG_CHECK(lg__md_check(dst, __func__, "dst md"));
+        LG_CHECK(lg__md_check(dst, fn, "dst md"));
         if (lg_md_is_any(dst)) {
             bool same = dst->ndims == src->ndims && dst->dtype == src->dtype;
             for (int d = 0; same && d < src->ndims; d++) same = dst->dims[d] == src->dims[d];
             if (!same)
-                return LG_ERROR(LG_INVALID_ARGUMENT,
-                                "dst md ('any') differs from src md in dims or data type");
+                return lg__error(LG_INVALID_ARGUMENT, fn,
+                                 "dst md ('any') differs from src md in dims or data type");
         } else if (!lg_md_equal(src, dst)) {
-            return LG_ERROR(LG_INVALID_ARGUMENT,
-                            "dst md differs from src md (eltwise keeps dims, type and layout)");
+            return lg__error(LG_INVALID_ARGUMENT, fn,
+                             "dst md differs from src md (eltwise keeps dims, type and layout)");
         }
     }
     if (alg == LG_ELTWISE_SOFT_RELU && !(alpha != 0.0f))
-        return LG_ERROR(LG_INVALID_ARGUMENT, "alg soft_relu divides by alpha, which is %g",
-                        (double)alpha);
+        return lg__error(LG_INVALID_ARGUMENT, fn, "alg soft_relu divides by alpha, which is %g",
+                         (double)alpha);
     lg_dtype dt = src->dtype;
     if (dt == LG_F8_E4M3 || dt == LG_F8_E5M2)
-        return LG_ERROR(LG_UNIMPLEMENTED,
-                        "src data type %s: eltwise takes f32, bf16, f16, s32, s8 and u8 (reorder "
-                        "f8 to f16 or f32 first)",
-                        lg_dtype_str(dt));
+        return lg__error(LG_UNIMPLEMENTED, fn,
+                         "src data type %s: eltwise takes f32, bf16, f16, s32, s8 and u8 (reorder "
+                         "f8 to f16 or f32 first)",
+                         lg_dtype_str(dt));
     if (dt != LG_F32 && dt != LG_BF16 && dt != LG_F16 && !ints)
-        return LG_ERROR(LG_UNIMPLEMENTED,
-                        "alg %s on %s src: integer types take relu, linear, clip, clip_v2, abs "
-                        "and round only",
-                        alg_name((int)alg), lg_dtype_str(dt));
+        return lg__error(LG_UNIMPLEMENTED, fn,
+                         "alg %s on %s src: integer types take relu, linear, clip, clip_v2, abs "
+                         "and round only",
+                         alg_name((int)alg), lg_dtype_str(dt));
     if (attr) {
         const char *what = NULL;
         for (int i = 0; i < 2 && !what; i++)
@@ -406,7 +402,8 @@ lg_status lg_eltwise_create_attr(lg_kernel **k, lg_eltwise_alg alg, float alpha,
                                             : NULL;
         if (!what && attr->scale_mask_src1 >= 0) what = "src1 scales";
         if (what)
-            return LG_ERROR(LG_UNIMPLEMENTED, "attr has %s: eltwise takes post-ops only", what);
+            return lg__error(LG_UNIMPLEMENTED, fn, "attr has %s: eltwise takes post-ops only",
+                             what);
     }
     eltwise_key key;
     memset(&key, 0, sizeof key);
@@ -418,4 +415,14 @@ lg_status lg_eltwise_create_attr(lg_kernel **k, lg_eltwise_alg alg, float alpha,
     pd->alpha = used & 1 ? alpha : 0.0f;
     pd->beta = used & 2 ? beta : 0.0f;
     return lg__cache_get(LG_KIND_ELTWISE, &key, sizeof key, build_eltwise, k);
+}
+
+lg_status lg_eltwise_create(lg_kernel **k, lg_eltwise_alg alg, float alpha, float beta,
+                            const lg_md *src, const lg_md *dst) {
+    return create(k, alg, alpha, beta, src, dst, NULL, __func__);
+}
+
+lg_status lg_eltwise_create_attr(lg_kernel **k, lg_eltwise_alg alg, float alpha, float beta,
+                                 const lg_md *src, const lg_md *dst, const lg_attr *attr) {
+    return create(k, alg, alpha, beta, src, dst, attr, __func__);
 }
