@@ -5,6 +5,7 @@
  * relative (at least 1e-6 absolute), which holds whichever oneDNN
  * implementation this CPU gets (fused or not, any order of the same f32
  * operations). */
+#include "memory/md.h"
 #include "test_dnnl_util.h"
 
 #include "test_util.h"
@@ -41,9 +42,9 @@ Test(postops_binary_dnnl, eltwise_add_mul, .init = dnnl_setup, .fini = dnnl_tear
         cr_assert_eq(lg_md_init_tag(&md, 4, dims, LG_F32, lays[l].lg), LG_OK);
         cr_assert_eq(lg_md_init_tag(&mc, 4, dc, LG_F32, "nchw"), LG_OK);
         cr_assert_eq(lg_md_init_tag(&m1, 4, d1, LG_F32, "nchw"), LG_OK);
-        size_t n = lg_md_size(&md) / 4;
-        float *src = aligned_alloc(64, n * 4 + 64), *ours = aligned_alloc(64, n * 4 + 64),
-              *theirs = aligned_alloc(64, n * 4 + 64), one, chan[19];
+        size_t n = lg_md_size(&md) / 4, bytes = (n * 4 + 127) / 64 * 64; /* 64-multiple */
+        float *src = aligned_alloc(64, bytes), *ours = aligned_alloc(64, bytes),
+              *theirs = aligned_alloc(64, bytes), one, chan[19];
         fill(src, n, &r);
         fill(&one, 1, &r);
         fill(chan, 19, &r);
@@ -53,7 +54,7 @@ Test(postops_binary_dnnl, eltwise_add_mul, .init = dnnl_setup, .fini = dnnl_tear
                 for (int64_t nn = 0; nn < 2; nn++)
                     for (int64_t h = 0; h < 5; h++)
                         for (int64_t w = 0; w < 7; w++)
-                            src[lg_md_offset(&md, (int64_t[4]){nn, c, h, w})] = 0.0f;
+                            src[lg__md_off(&md, (int64_t[4]){nn, c, h, w})] = 0.0f; /* padding */
         lg_attr *a = NULL;
         cr_assert_eq(lg_attr_create(&a), LG_OK);
         cr_assert_eq(lg_attr_append_binary(a, LG_BINARY_ADD, &m1), LG_OK);
