@@ -73,22 +73,28 @@ static double group_cost(const lg__conv_pw *d, int64_t c0, int64_t c1, int64_t m
 }
 
 /* The longest thread's time when nthr threads split n x npb x nog items
- * contiguously (chunk group innermost). */
-static double makespan(const lg__conv_pw *d, int64_t npb, int64_t nog, int nthr) {
-    int64_t T = d->s.n * npb * nog;
+ * contiguously (chunk group innermost). The items repeat per image, so a
+ * range's cost comes from prefix sums over one image's npb x nog items
+ * (pre: npb x nog + 1 entries): the cost of the split does not grow with N. */
+static double makespan(const lg__conv_pw *d, int64_t npb, int64_t nog, int nthr, double *pre) {
+    const int64_t P = npb * nog, T = d->s.n * P;
     double worst = 0, cost[2][64];
     int64_t mlo = d->npix / npb, dim = nog < 64 ? nog : 64;
     for (int64_t og = 0; og < dim; og++)
         for (int e = 0; e < 2; e++)
             cost[e][og] = group_cost(d, d->nchunk * og / nog, d->nchunk * (og + 1) / nog, mlo + e);
+    pre[0] = 0;
+    for (int64_t it = 0; it < P; it++) {
+        int64_t og = it % nog, pb = it / nog;
+        int64_t m = d->npix * (pb + 1) / npb - d->npix * pb / npb;
+        pre[it + 1] = pre[it] + cost[m - mlo][og < 64 ? og : 63] + 16.0; /* + the item's setup */
+    }
     for (int t = 0; t < nthr; t++) {
-        double sum = 0;
-        for (int64_t it = T * t / nthr; it < T * (t + 1) / nthr; it++) {
-            int64_t og = it % nog, pb = it / nog % npb;
-            int64_t m = d->npix * (pb + 1) / npb - d->npix * pb / npb;
-            sum += cost[m - mlo][og < 64 ? og : 63] + 16.0; /* + the item's setup */
-        }
-        if (sum > worst) worst = sum;
+        int64_t a = T * t / nthr, b = T * (t + 1) / nthr;
+        /* cost of items [0, x): whole images, then a prefix of the next */
+        double ca = (double)(a / P) * pre[P] + pre[a % P];
+        double cb = (double)(b / P) * pre[P] + pre[b % P];
+        if (cb - ca > worst) worst = cb - ca;
     }
     return worst;
 }
@@ -100,13 +106,17 @@ static void choose_split(lg__conv_pw *d, int64_t npb0) {
     d->npb = npb0, d->nog = 1;
     if (nthr < 2) return;
     double best = 1e300;
+    int64_t pmax = (npb0 + 2 * (int64_t)nthr) * 4 * nthr + 1;
+    double *pre = lg__malloc(sizeof(double) * (size_t)pmax);
+    if (!pre) return; /* the default split: every thread still gets work */
     for (int64_t npb = npb0; npb <= npb0 + 2 * nthr && npb <= d->npix; npb++)
         for (int64_t nog = 1; nog <= d->nchunk && nog <= 4 * nthr; nog++) {
             if (d->s.n * npb * nog > 200000) continue;
-            double m = makespan(d, npb, nog, nthr) * (1 + 0.02 * (double)(nog - 1)) *
+            double m = makespan(d, npb, nog, nthr, pre) * (1 + 0.02 * (double)(nog - 1)) *
                        (1 + 0.002 * (double)(npb - npb0));
             if (m < best * (1 - 1e-9)) best = m, d->npb = npb, d->nog = nog;
         }
+    lg__free(pre);
 }
 
 bool lg__conv_pw_plan(const lg__conv_kernel *c, int vl, lg__conv_pw **out, bool *oom) {
