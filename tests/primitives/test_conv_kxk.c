@@ -245,3 +245,30 @@ Test(conv_kxk, depthwise_clip_in_registers) {
         run_all(&p, what, "dw", 900 + (uint64_t)i);
     }
 }
+
+Test(conv_kxk, direct_clip_in_registers) {
+    /* A lone clip (relu6: MobileNetV2's first layer) runs in the direct
+     * tiles' registers: the first-layer form (3 input channels, a plain
+     * source under "any", stride 2), dense 3x3 at stride 2 and 5x5 at
+     * stride 1 (3x3 stride 1 may take the Winograd path), output channels
+     * on and off the block (a blocked dst's padding lanes stay zero; an
+     * nhwc partial block takes the general epilogue), with and without
+     * bias, bounds the data crosses on both sides. */
+    static const int64_t shp[][6] = {
+        /* in channels, out channels, hw, k, stride, pad */
+        {3, 32, 23, 3, 2, 1},  {3, 20, 17, 7, 2, 3}, {24, 20, 9, 3, 2, 1},
+        {16, 40, 12, 3, 2, 1}, {8, 12, 11, 5, 1, 2},
+    };
+    for (size_t i = 0; i < sizeof shp / sizeof shp[0]; i++) {
+        const int64_t *q = shp[i];
+        cprob p = p2d(1 + (int64_t)i % 2, 1, q[0], q[1], q[2], q[3], q[4], q[5]);
+        p.bias = i % 2 == 0;
+        p.npost = 1;
+        p.post[0] = (cpost){LG_POST_ELTWISE, LG_ELTWISE_CLIP, -0.25f, 0.375f};
+        char what[128];
+        snprintf(what, sizeof what, "%lldx%lld s%lld %lld->%lld at %lld clip", (long long)q[3],
+                 (long long)q[3], (long long)q[4], (long long)q[0], (long long)q[1],
+                 (long long)q[2]);
+        run_all(&p, what, "direct", 950 + (uint64_t)i);
+    }
+}

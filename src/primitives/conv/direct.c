@@ -24,7 +24,7 @@ static void spatial_strides(const lg_md *md, int nsp, int first, int64_t *st3) {
 }
 
 /* The epilogue kind of the post-op chain. */
-static int epi_kind(const lg__conv_pd *pd, float *scale) {
+static int epi_kind(const lg__conv_pd *pd, float *scale, float *lo, float *hi) {
     const lg__post_op *p = pd->post;
     bool relu0[LG_MAX_POST_OPS];
     for (int i = 0; i < pd->npost; i++)
@@ -32,6 +32,11 @@ static int epi_kind(const lg__conv_pd *pd, float *scale) {
     *scale = 0;
     if (pd->npost == 0) return LG_CONV_EPI_NONE;
     if (pd->npost == 1 && relu0[0]) return LG_CONV_EPI_RELU;
+    if (pd->npost == 1 && p[0].kind == LG_POST_ELTWISE &&
+        (p[0].alg == LG_ELTWISE_CLIP || p[0].alg == LG_ELTWISE_CLIP_V2)) {
+        *lo = p[0].alpha, *hi = p[0].beta;
+        return LG_CONV_EPI_CLIP;
+    }
     if (p[0].kind == LG_POST_SUM) {
         *scale = p[0].scale;
         if (pd->npost == 1) return LG_CONV_EPI_SUM;
@@ -57,7 +62,7 @@ static void init_common(lg__conv_direct *d, const lg__conv_kernel *c, int vl) {
     d->vl = vl;
     d->pd = pd;
     d->has_bias = pd->has_bias;
-    d->epi = epi_kind(pd, &d->sum_scale);
+    d->epi = epi_kind(pd, &d->sum_scale, &d->clip_lo, &d->clip_hi);
     for (int i = 0; i < pd->npost; i++) {
         if (pd->post[i].kind != LG_POST_ELTWISE) continue;
         d->epd[i].alg = pd->post[i].alg;

@@ -59,7 +59,16 @@
 enum { LG_CONV_SRC_BLK, LG_CONV_SRC_GEN, LG_CONV_SRC_PLAIN2, LG_CONV_SRC_BLK2 };
 
 /* Epilogue kinds (see the file comment). */
-enum { LG_CONV_EPI_NONE, LG_CONV_EPI_RELU, LG_CONV_EPI_SUM, LG_CONV_EPI_SUM_RELU, LG_CONV_EPI_GEN };
+/* CLIP: one clip (relu6), min(max(v, clip_lo), clip_hi) in registers (MobileNetV2's first
+ * layer ran its tiles through the general epilogue: 3x3 s2 3->32 0.3x of oneDNN). */
+enum {
+    LG_CONV_EPI_NONE,
+    LG_CONV_EPI_RELU,
+    LG_CONV_EPI_SUM,
+    LG_CONV_EPI_SUM_RELU,
+    LG_CONV_EPI_CLIP,
+    LG_CONV_EPI_GEN
+};
 
 /* A run of input channels: offsets of its first channel in src and in the
  * weights (of the group), and its length. */
@@ -100,6 +109,7 @@ typedef struct lg__conv_direct {
     int64_t kseg;
     int epi; /* LG_CONV_EPI_* */
     float sum_scale;
+    float clip_lo, clip_hi; /* LG_CONV_EPI_CLIP */
     int has_bias;
     /* Element strides. src: n, channel block (blocked) or channel (plain),
      * d, h, w; s_ic steps one channel inside a segment. */

@@ -27,6 +27,8 @@ typedef __m256i vmask;
 #define VMUL(a, b)           _mm256_mul_ps(a, b)
 #define VSET1(x)             _mm256_set1_ps(x)
 #define VMAX0(v)             _mm256_max_ps(v, _mm256_setzero_ps())
+#define VMAX(a, b)           _mm256_max_ps(a, b)
+#define VMIN(a, b)           _mm256_min_ps(a, b)
 #define VMASKZ_LOAD(m, p)    _mm256_maskload_ps(p, m)
 #define VMASK_STORE(p, m, v) _mm256_maskstore_ps(p, m, v)
 #define VMASKZ(m, v)         _mm256_and_ps(_mm256_castsi256_ps(m), v)

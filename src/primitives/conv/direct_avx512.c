@@ -27,6 +27,8 @@ typedef __mmask16 vmask;
 #define VMUL(a, b)           _mm512_mul_ps(a, b)
 #define VSET1(x)             _mm512_set1_ps(x)
 #define VMAX0(v)             _mm512_max_ps(v, _mm512_setzero_ps())
+#define VMAX(a, b)           _mm512_max_ps(a, b)
+#define VMIN(a, b)           _mm512_min_ps(a, b)
 #define VMASKZ_LOAD(m, p)    _mm512_maskz_loadu_ps(m, p)
 #define VMASK_STORE(p, m, v) _mm512_mask_storeu_ps(p, m, v)
 #define VMASKZ(m, v)         _mm512_maskz_mov_ps(m, v)

@@ -3,7 +3,8 @@
  * direct_avx2.c after they define:
  *   VL, vec, vmask, URMAX1..URMAX4 (pixels per tile for 1..4 blocks),
  *   VZERO(), VLOAD(p), VSTORE(p, v), VBCAST(p), VFMA(a, b, c), VADD(a, b),
- *   VMUL(a, b), VSET1(x), VMAX0(v), VMASK(lo, hi) (lanes [lo, hi)),
+ *   VMUL(a, b), VSET1(x), VMAX0(v), VMAX(a, b) / VMIN(a, b) (x86 semantics: the
+ *   second operand when unordered), VMASK(lo, hi) (lanes [lo, hi)),
  *   VMASKZ_LOAD(m, p), VMASK_STORE(p, m, v), VMASKZ(m, v), ELT_F32 (the
  *   ISA's eltwise f32 kernel) and FN(name) (appends the ISA suffix).
  * Tiles of nb blocks and ur pixels are instantiated for every ur up to the
@@ -145,6 +146,11 @@ AI void epilogue(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX_
         case LG_CONV_EPI_SUM_RELU:
             EPI_LOOP(VMAX0(VFMA(sc, VLOAD(o_), v)));
             break;
+        case LG_CONV_EPI_CLIP: { /* as the reference: x > lo ? x : lo, then s > hi ? hi : s */
+            const vec lo = VSET1(d->clip_lo), hi = VSET1(d->clip_hi);
+            EPI_LOOP(VMIN(hi, VMAX(v, lo)));
+            break;
+        }
         default:
             EPI_LOOP(v);
         }
