@@ -70,32 +70,10 @@ static const workload workloads[] = {
     {"bnorm+relu 8x256x56x56 nhwc", BNORM, {8, 256, 56, 56}, "nhwc", dnnl_nhwc},
 };
 
-/* bench_alternate with `warm` untimed calls of each function right before
- * its timed ones, so each is timed in the cache state it leaves behind
- * itself, not the one the other left (BENCH_WARM=k; 0: bench_alternate).
- * A kernel of a few ms runs once per sample, so without this each library
- * is timed right after the other: one that stores non-temporally leaves
- * src in the last-level cache for the other one. */
+/* bench_alternate_warm with BENCH_WARM=k untimed calls (default 0). */
 static bench_ratio alternate_warm(bench_fn a, void *ca, bench_fn b, void *cb, int pairs) {
     const char *e = getenv("BENCH_WARM");
-    int warm = e ? atoi(e) : 0;
-    if (warm <= 0) return bench_alternate(a, ca, b, cb, pairs);
-    int ra = bench_reps(a, ca), rb = bench_reps(b, cb);
-    double *r = malloc(sizeof(double) * (size_t)pairs),
-           *ta = malloc(sizeof(double) * (size_t)pairs);
-    for (int i = 0; i < pairs; i++) {
-        for (int k = 0; k < warm; k++) a(ca);
-        ta[i] = bench_time(a, ca, ra);
-        for (int k = 0; k < warm; k++) b(cb);
-        double tb = bench_time(b, cb, rb);
-        r[i] = tb / ta[i];
-    }
-    qsort(r, (size_t)pairs, sizeof(double), bench_cmp);
-    qsort(ta, (size_t)pairs, sizeof(double), bench_cmp);
-    bench_ratio out = {r[pairs / 2], r[0], r[pairs - 1], ta[pairs / 2]};
-    free(r);
-    free(ta);
-    return out;
+    return bench_alternate_warm(a, ca, b, cb, pairs, e ? atoi(e) : 0);
 }
 
 /* One table row: run both once, compare dst (n floats; relative difference

@@ -129,6 +129,29 @@ Test(bnorm, larger) {
  * not a multiple of the block; and channels last with more channels than
  * one table chunk (1024); tensors of enough planes that rows are whole
  * planes. Bit for bit against the reference. */
+/* Random statistics (mean, variance > 0, scale, shift: C each) into stats,
+ * and the reference's dst for src into want (sz bytes, 0xa5 first). */
+static void stats_and_ref(lg_rng *r, const lg_md *sm, const lg_md *dm, unsigned fl, float *stats,
+                          int64_t C, const void *src, void *want, size_t sz) {
+    for (int64_t c = 0; c < C; c++) {
+        stats[c] = lg_rng_float(r, -2, 2);
+        stats[C + c] = lg_rng_float(r, 0.1f, 4);
+        stats[2 * C + c] = lg_rng_float(r, -3, 3);
+        stats[3 * C + c] = lg_rng_float(r, -1, 1);
+    }
+    lg__bnorm_pd pd;
+    memset(&pd, 0, sizeof pd);
+    pd.src = *sm;
+    pd.dst = *dm;
+    pd.eps = 1e-5f;
+    pd.flags = fl;
+    lg__bnorm_stats st = {stats, stats + C, stats + 2 * C, stats + 3 * C};
+    int64_t *tab = lg__md_has_padding(dm) ? lg__offtab_new(dm, dm->padded_dims, false) : NULL;
+    memset(want, 0xa5, sz);
+    lg__bnorm_ref(&pd, tab, &st, src, want);
+    lg__free(tab);
+}
+
 Test(bnorm, streaming_and_wide_channels) {
     lg_rng r = {0xb42};
     const struct {
@@ -151,22 +174,7 @@ Test(bnorm, streaming_and_wide_channels) {
         float *src = aligned_alloc(64, sz), *want = aligned_alloc(64, sz),
               *got = aligned_alloc(64, sz), *stats = malloc((size_t)C * 16);
         for (size_t i = 0; i < sz / 4; i++) src[i] = lg_rng_float(&r, -6, 6);
-        for (int64_t c = 0; c < C; c++) {
-            stats[c] = lg_rng_float(&r, -2, 2);
-            stats[C + c] = lg_rng_float(&r, 0.1f, 4);
-            stats[2 * C + c] = lg_rng_float(&r, -3, 3);
-            stats[3 * C + c] = lg_rng_float(&r, -1, 1);
-        }
-        lg__bnorm_pd pd;
-        memset(&pd, 0, sizeof pd);
-        pd.src = pd.dst = md;
-        pd.eps = 1e-5f;
-        pd.flags = fl;
-        lg__bnorm_stats st = {stats, stats + C, stats + 2 * C, stats + 3 * C};
-        int64_t *tab = lg__md_has_padding(&md) ? lg__offtab_new(&md, md.padded_dims, false) : NULL;
-        memset(want, 0xa5, sz);
-        lg__bnorm_ref(&pd, tab, &st, src, want);
-        lg__free(tab);
+        stats_and_ref(&r, &md, &md, fl, stats, C, src, want, sz);
         for (int isa = 0; isa <= (int)lg__cpu_isa_hw(); isa++) {
             lg__cpu_set_isa_cap(isa);
             lg_kernel *k;
@@ -274,23 +282,7 @@ Test(bnorm, views_of_bigger_buffers) {
         float *src = malloc(ssz), *want = malloc(dsz), *got = malloc(dsz),
               *stats = malloc((size_t)C * 16);
         for (size_t i = 0; i < ssz / 4; i++) src[i] = lg_rng_float(&r, -6, 6);
-        for (int64_t c = 0; c < C; c++) {
-            stats[c] = lg_rng_float(&r, -2, 2);
-            stats[C + c] = lg_rng_float(&r, 0.1f, 4);
-            stats[2 * C + c] = lg_rng_float(&r, -3, 3);
-            stats[3 * C + c] = lg_rng_float(&r, -1, 1);
-        }
-        lg__bnorm_pd pd;
-        memset(&pd, 0, sizeof pd);
-        pd.src = sv;
-        pd.dst = dv;
-        pd.eps = 1e-5f;
-        pd.flags = fl;
-        lg__bnorm_stats st = {stats, stats + C, stats + 2 * C, stats + 3 * C};
-        int64_t *tab = lg__md_has_padding(&dv) ? lg__offtab_new(&dv, dv.padded_dims, false) : NULL;
-        memset(want, 0xa5, dsz);
-        lg__bnorm_ref(&pd, tab, &st, src, want);
-        lg__free(tab);
+        stats_and_ref(&r, &sv, &dv, fl, stats, C, src, want, dsz);
         for (int isa = 0; isa <= (int)lg__cpu_isa_hw(); isa++) {
             lg__cpu_set_isa_cap(isa);
             lg_kernel *k;
