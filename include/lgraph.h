@@ -350,6 +350,60 @@ LG_API lg_status lg_attr_set_scales(lg_attr *attr, int arg, int mask);
  * LG_ARG_ATTR_ZERO_POINTS | arg. */
 LG_API lg_status lg_attr_set_zero_points(lg_attr *attr, int arg, int mask);
 
+/* ---- grouped and typed quantisation, rounding mode (reorder kernels) ---- */
+
+/*
+ * Scales on arg (LG_ARG_SRC or LG_ARG_DST) as lg_attr_set_scales, with a
+ * data type and groups (oneDNN's set_scales(arg, mask, groups, data_type)).
+ * dt is the values' type: LG_F32, LG_BF16, LG_F16, LG_F8_E4M3 or LG_F8_E5M2.
+ * group_ndims (0..LG_MAX_NDIMS) group sizes in group_dims (NULL when 0) apply
+ * to the LAST group_ndims dims of the tensor: along such a dim d one value
+ * serves group_dims[g] consecutive indices, so the array holds, row-major
+ * over the mask's dims, dims[d] / group_dims[g] values on a grouped dim and
+ * dims[d] on another. A group size above 1 needs its dim in the mask and
+ * must divide the dim (checked when the kernel is created). The values are
+ * passed at execution as LG_ARG_ATTR_SCALES | arg, aligned to 4 bytes; the
+ * kernel reads them exactly (every type converts to f32 exactly).
+ * lg_attr_set_scales(attr, arg, mask) is this with LG_F32 and no groups.
+ * Only reorders take a type other than f32 or groups; other kernels refuse
+ * such an attribute (LG_UNIMPLEMENTED). LG_INVALID_ARGUMENT for a NULL attr,
+ * a bad arg, mask or type, group_ndims out of range, a NULL group_dims with
+ * group_ndims > 0 or a group size below 1.
+ */
+LG_API lg_status lg_attr_set_scales_ex(lg_attr *attr, int arg, int mask, int group_ndims,
+                                       const int64_t *group_dims, lg_dtype dt);
+
+/*
+ * As lg_attr_set_scales_ex, for zero points: dt is LG_S32, LG_S8 or LG_U8
+ * (lg_attr_set_zero_points is LG_S32 without groups); values passed as
+ * LG_ARG_ATTR_ZERO_POINTS | arg, aligned to 4 bytes.
+ */
+LG_API lg_status lg_attr_set_zero_points_ex(lg_attr *attr, int arg, int mask, int group_ndims,
+                                            const int64_t *group_dims, lg_dtype dt);
+
+/* Rounding of a down-conversion (oneDNN's dnnl_rounding_mode_t). */
+typedef enum lg_rounding_mode {
+    /* Round to nearest even (the conversions lg_reorder_create describes). */
+    LG_ROUNDING_ENVIRONMENT = 0,
+    /* Stochastic: a pseudo-random bias, drawn from a seed and the element's
+     * logical index, is added to the f32 bits below the destination's
+     * mantissa, which are then cut off (see lg_reorder_create). */
+    LG_ROUNDING_STOCHASTIC = 1,
+} lg_rounding_mode;
+
+/* Execution argument of the stochastic rounding seed: one s32 value (as
+ * oneDNN's DNNL_ARG_ATTR_ROUNDING_SEED). */
+#define LG_ARG_ATTR_ROUNDING_SEED 65536
+
+/*
+ * Set how arg's values are rounded when converted to its type. Only
+ * LG_ARG_DST of a reorder takes LG_ROUNDING_STOCHASTIC, for a bf16, f16 or
+ * f8 dst; other kernels refuse a stochastic attribute (LG_UNIMPLEMENTED).
+ * LG_INVALID_ARGUMENT for a NULL attr, an arg other than LG_ARG_SRC or
+ * LG_ARG_DST, or an unknown mode.
+ */
+LG_API lg_status lg_attr_set_rounding(lg_attr *attr, int arg, lg_rounding_mode mode);
+
 /* ---- reorder compensation (oneDNN's int8 weight compensation flags) ---- */
 
 /* The compensations a reorder to s8 weights can write besides dst (oneDNN's
@@ -448,6 +502,21 @@ typedef enum lg_prop { LG_FORWARD = 0, LG_BACKWARD = 1 } lg_prop;
  * Execution arguments: LG_ARG_SRC, LG_ARG_DST and the scale / zero-point
  * arrays attr asks for, and the compensation arrays it asks for
  * (lg_attr_set_compensation), which the kernel writes after dst.
+ * Scales and zero points may be grouped and typed (lg_attr_set_scales_ex,
+ * lg_attr_set_zero_points_ex): each element uses the value of its group.
+ * With lg_attr_set_rounding(attr, LG_ARG_DST, LG_ROUNDING_STOCHASTIC) (a
+ * bf16, f16 or f8 dst; others LG_UNIMPLEMENTED) the f32 result v of a finite
+ * element whose row-major logical index is e is rounded as: with m the dst
+ * type's mantissa bits (bf16 7, f16 10, f8_e4m3 3, f8_e5m2 2) and
+ * t = 23 - m, the low t bits of a 32-bit hash of (seed, e) are added to
+ * v's bits and the low t bits then cleared (a magnitude rounded up with
+ * probability equal to the dropped fraction), and the result converted as
+ * above (exact in dst's normal range; rounded to nearest even in its
+ * denormal range; overflow as above). NaN and inf are converted unchanged.
+ * The hash is lgraph's own: the bits differ from oneDNN's generator for the
+ * same seed, the distribution is the same. The seed is one s32 passed as
+ * LG_ARG_ATTR_ROUNDING_SEED. The result depends on the seed and the logical
+ * index only, never on layouts, ISA or threads.
  */
 LG_API lg_status lg_reorder_create(lg_kernel **k, const lg_md *src, const lg_md *dst,
                                    const lg_attr *attr);

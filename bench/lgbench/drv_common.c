@@ -1,6 +1,8 @@
 /* Helpers shared by the drivers (see drv_common.h). */
 #include "drv_common.h"
 
+#include "memory/convert.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,11 +42,31 @@ bool lgb_execute(const lg_kernel *k, int nargs, const lg_arg *args, lgb_result *
     return false;
 }
 
-static int64_t mask_count(const lg_md *md, int mask) {
+/* Values a mask selects on md; q's groups divide the last q->gndims dims
+ * (q NULL: none). */
+static int64_t mask_count(const lg_md *md, int mask, const lgb_arg_quant *q) {
     int64_t n = 1;
-    for (int d = 0; d < md->ndims; d++)
-        if (mask & (1 << d)) n *= md->dims[d];
+    for (int d = 0; d < md->ndims; d++) {
+        int g = q ? d - (md->ndims - q->gndims) : -1;
+        if (mask & (1 << d)) n *= md->dims[d] / (g >= 0 && q->groups[g] > 1 ? q->groups[g] : 1);
+    }
     return n;
+}
+
+/* Whether q asks for more than plain f32 scales / s32 zero points. */
+static bool quant_ex(const lgb_arg_quant *q, lg_dtype def) {
+    for (int g = 0; g < q->gndims; g++)
+        if (q->groups[g] > 1) return true;
+    return q->dt != def;
+}
+
+/* Groups must divide their dims (benchdnn's own check): otherwise the
+ * problem is invalid, FAILED as a bad batch line. */
+static bool groups_ok(const lg_md *md, const lgb_arg_quant *q) {
+    if (q->gndims > md->ndims) return false;
+    for (int g = 0; g < q->gndims; g++)
+        if (md->dims[md->ndims - q->gndims + g] % q->groups[g]) return false;
+    return true;
 }
 
 bool lgb_attr_build(const lgb_attr_spec *spec, const lg_md *src, const lg_md *dst, lgb_attr_bufs *b,
@@ -63,15 +85,22 @@ bool lgb_attr_build(const lgb_attr_spec *spec, const lg_md *src, const lg_md *ds
                         md->ndims);
                 return false;
             }
-            s = lg_attr_set_scales(b->attr, arg, mask);
+            const lgb_arg_quant *q = &spec->scales[i];
+            bool ex = quant_ex(q, LG_F32);
+            if (ex && !groups_ok(md, q))
+                return lgb_set(res, LGB_FAILED, "%s scale groups do not divide the dims", name),
+                       false;
+            s = ex ? lg_attr_set_scales_ex(b->attr, arg, mask, q->gndims, q->groups, q->dt)
+                   : lg_attr_set_scales(b->attr, arg, mask);
             if (s != LG_OK) return lgb_created(s, "lg_attr_set_scales", res);
-            int64_t n = mask_count(md, mask);
+            int64_t n = mask_count(md, mask, q);
             b->scale_mask[i] = mask;
-            b->scales[i] = malloc(sizeof(float) * (size_t)(n ? n : 1));
+            /* typed values; at least 4 bytes, 4-aligned as the kernels ask */
+            b->scales[i] = malloc(4 + lg_dtype_size(q->dt) * (size_t)(n ? n : 1));
             if (!b->scales[i]) return lgb_set(res, LGB_FAILED, "out of memory"), false;
             for (int64_t k = 0; k < n; k++)
-                b->scales[i][k] =
-                    mask ? lgb_scale_value(spec->scales[i].value, k) : spec->scales[i].value;
+                lg__store_f32(b->scales[i], q->dt, k,
+                              mask ? lgb_scale_value(q->value, k) : q->value);
         }
         if (spec->zps[i].set) {
             int mask;
@@ -80,13 +109,21 @@ bool lgb_attr_build(const lgb_attr_spec *spec, const lg_md *src, const lg_md *ds
                         name, md->ndims);
                 return false;
             }
-            s = lg_attr_set_zero_points(b->attr, arg, mask);
+            const lgb_arg_quant *q = &spec->zps[i];
+            bool ex = quant_ex(q, LG_S32);
+            if (ex && !groups_ok(md, q))
+                return lgb_set(res, LGB_FAILED, "%s zero-point groups do not divide the dims",
+                               name),
+                       false;
+            s = ex ? lg_attr_set_zero_points_ex(b->attr, arg, mask, q->gndims, q->groups, q->dt)
+                   : lg_attr_set_zero_points(b->attr, arg, mask);
             if (s != LG_OK) return lgb_created(s, "lg_attr_set_zero_points", res);
-            int64_t n = mask_count(md, mask);
+            int64_t n = mask_count(md, mask, q);
             b->zp_mask[i] = mask;
-            b->zps[i] = malloc(sizeof(int32_t) * (size_t)(n ? n : 1));
+            b->zps[i] = malloc(4 + lg_dtype_size(q->dt) * (size_t)(n ? n : 1));
             if (!b->zps[i]) return lgb_set(res, LGB_FAILED, "out of memory"), false;
-            for (int64_t k = 0; k < n; k++) b->zps[i][k] = lgb_zp_value(spec->zps[i].value, k);
+            for (int64_t k = 0; k < n; k++)
+                lg__store_f32(b->zps[i], q->dt, k, (float)lgb_zp_value(q->value, k));
         }
     }
     if (spec->src1_scale.set)
@@ -134,9 +171,11 @@ bool lgb_attr_parse(const char *scales, const char *zps, const char *post, lgb_a
     if (!lgb_parse_scales(scales, spec, err, sizeof err) ||
         !lgb_parse_zero_points(zps, spec, err, sizeof err) ||
         !lgb_parse_post_ops(post, spec, err, sizeof err)) {
-        size_t m = strlen(LGB_UNIMPL_MARK);
+        size_t m = strlen(LGB_UNIMPL_MARK), o = strlen(LGB_OOS_MARK);
         if (!strncmp(err, LGB_UNIMPL_MARK, m))
             lgb_skip(res, "attribute not implemented in lgraph", "%s", err + m);
+        else if (!strncmp(err, LGB_OOS_MARK, o))
+            lgb_skip(res, "data type out of scope (f64, f8, f4, int4)", "%s", err + o);
         else
             lgb_set(res, LGB_FAILED, "bad attribute: %s", err);
         return false;

@@ -12,7 +12,12 @@
  * dst. --runtime-dim-mask: lgraph has no run-time dims (kernels are created
  * per shape), so every value runs the problem with its dims known at
  * creation, which computes the same values oneDNN's run-time-dims
- * primitive computes for those dims. */
+ * primitive computes for those dims.
+ * --attr-scales / --attr-zero-points take oneDNN 3.x's ARG:POLICY:DT[:GROUPS]
+ * (typed and grouped values, lg_attr_set_scales_ex); the reference here is
+ * told the types and groups from the batch line, not from the library.
+ * --attr-rounding-mode=dst:stochastic[:SEED] (lg_attr_set_rounding; default
+ * seed 0) or environment. */
 #include "drv_common.h"
 #include "lgb_dnnl.h"
 
@@ -123,9 +128,33 @@ static bool comp_check(const lg_md *d, const int8_t *want, const comp_bufs *c, c
     return true;
 }
 
+/* --attr-rounding-mode: "", environment or dst:environment (0);
+ * dst:stochastic[:SEED] (1, *seed). -1 for anything else. */
+static int parse_rounding(const char *v, int32_t *seed) {
+    *seed = 0;
+    if (!*v || !strcmp(v, "environment") || !strcmp(v, "dst:environment")) return 0;
+    if (strncmp(v, "dst:stochastic", 14) != 0) return -1;
+    v += 14;
+    if (!*v) return 1;
+    if (*v != ':') return -1;
+    char *end;
+    long long x = strtoll(v + 1, &end, 10);
+    if (end == v + 1 || *end || x < INT32_MIN || x > INT32_MAX) return -1;
+    *seed = (int32_t)x;
+    return 1;
+}
+
+/* The reference's type and groups of one quant array, from the batch line:
+ * type 0 for the default, groups on the last gndims dims. */
+static void ref_quant(const lgb_arg_quant *q, lg_dtype def, int nd, int32_t *dt, int64_t *group) {
+    *dt = q->dt == def ? 0 : (int32_t)q->dt;
+    for (int g = 0; g < q->gndims; g++)
+        if (q->groups[g] > 1) group[nd - q->gndims + g] = q->groups[g];
+}
+
 static void check(const lgb_ctx *ctx, const lg_md *s, const lg_md *d, const lgb_attr_spec *spec,
-                  const lgb_attr_bufs *ab, const comp_bufs *cb, lgb_run *run, void *src, void *dst,
-                  lgb_result *res) {
+                  const lgb_attr_bufs *ab, const comp_bufs *cb, int stochastic, int32_t seed,
+                  lgb_run *run, void *src, void *dst, lgb_result *res) {
     size_t dsz = lg_md_size(d);
     void *want = lgb_buf_alloc(d);
     if (!want) {
@@ -142,13 +171,19 @@ static void check(const lgb_ctx *ctx, const lg_md *s, const lg_md *d, const lgb_
     pd.dst_scale_mask = ab->scales[1] ? ab->scale_mask[1] : -1;
     pd.src_zp_mask = ab->zps[0] ? ab->zp_mask[0] : -1;
     pd.dst_zp_mask = ab->zps[1] ? ab->zp_mask[1] : -1;
+    for (int i = 0; i < 2; i++) {
+        if (ab->scales[i])
+            ref_quant(&spec->scales[i], LG_F32, d->ndims, &pd.scale_dt[i], pd.scale_group[i]);
+        if (ab->zps[i]) ref_quant(&spec->zps[i], LG_S32, d->ndims, &pd.zp_dt[i], pd.zp_group[i]);
+    }
+    pd.stochastic = stochastic;
     for (int i = 0; i < spec->npost; i++)
         if (spec->post[i].kind == LGB_POST_SUM) {
             pd.has_sum = 1;
             pd.sum_beta = spec->post[i].scale;
         }
     lg__reorder_args a = {src,        want,       ab->scales[0], ab->scales[1],
-                          ab->zps[0], ab->zps[1], {NULL, NULL}};
+                          ab->zps[0], ab->zps[1], {NULL, NULL},  seed};
     lg__reorder_ref(&pd, &a);
     /* Without a sum the kernel must write every byte: poison dst first. */
     if (!pd.has_sum) lgb_buf_poison(d, dst);
@@ -186,11 +221,24 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
                 job->vals[K_OFLAG]);
         return;
     }
+    int32_t seed;
+    int stochastic = parse_rounding(job->vals[K_ROUND], &seed);
+    if (stochastic < 0) {
+        lgb_set(res, LGB_FAILED,
+                "bad --attr-rounding-mode '%s' (want environment or "
+                "dst:stochastic[:SEED])",
+                job->vals[K_ROUND]);
+        return;
+    }
     lgb_attr_bufs ab;
     lgb_run r = {0};
     void *src = NULL, *dst = NULL;
     lgb_dnnl *dn = NULL;
     if (!lgb_attr_build(&spec, &s, &d, &ab, res)) goto out;
+    if (stochastic &&
+        !lgb_created(lg_attr_set_rounding(ab.attr, LG_ARG_DST, LG_ROUNDING_STOCHASTIC),
+                     "lg_attr_set_rounding", res))
+        goto out;
     for (int kind = 0; kind < 2; kind++) {
         if (cb.mask[kind] < 0) continue;
         if (!lgb_created(lg_attr_set_compensation(ab.attr, (lg_comp_kind)kind, cb.mask[kind]),
@@ -223,15 +271,24 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
                                      LG_ARG_ATTR_COMP_ZERO_POINT | LG_ARG_DST};
     for (int kind = 0; kind < 2; kind++)
         if (cb.buf[kind]) r.args[r.nargs++] = (lg_arg){comp_args[kind], cb.buf[kind]};
+    if (stochastic) r.args[r.nargs++] = (lg_arg){LG_ARG_ATTR_ROUNDING_SEED, &seed};
     res->status = LGB_PASSED;
-    if (ctx->mode.correctness) check(ctx, &s, &d, &spec, &ab, &cb, &r, src, dst, res);
+    if (ctx->mode.correctness)
+        check(ctx, &s, &d, &spec, &ab, &cb, stochastic, seed, &r, src, dst, res);
     if (ctx->mode.performance && res->status == LGB_PASSED) {
         lgb_quant_bufs q = {{ab.scales[0], ab.scales[1]},
                             {ab.zps[0], ab.zps[1]},
                             {ab.scale_mask[0], ab.scale_mask[1]},
                             {ab.zp_mask[0], ab.zp_mask[1]}};
-        /* oneDNN's reorder here is created without compensation flags: no peer then */
-        if (cb.mask[0] < 0 && cb.mask[1] < 0)
+        /* oneDNN's reorder here is created without compensation flags, and
+         * the linked oneDNN may lack typed / grouped values and rounding
+         * modes: no peer then */
+        bool plain = !stochastic;
+        for (int i = 0; i < 2; i++)
+            plain = plain && (!spec.scales[i].set || spec.scales[i].dt == LG_F32) &&
+                    (!spec.zps[i].set || spec.zps[i].dt == LG_S32) && !spec.scales[i].gndims &&
+                    !spec.zps[i].gndims;
+        if (plain && cb.mask[0] < 0 && cb.mask[1] < 0)
             dn = lgb_dnnl_reorder(&s, &d, &spec, &q, src, NULL, res->msg, sizeof res->msg);
         lgb_perf(ctx, lgb_run_exec, &r, dn ? lgb_dnnl_run : NULL, dn, res);
         if (dn) snprintf(res->dnnl_impl, sizeof res->dnnl_impl, "%s", lgb_dnnl_impl(dn));
@@ -253,6 +310,6 @@ const lgb_driver lgb_drv_reorder = {
     {"sdt", "ddt", "stag", "dtag", "attr-scales", "attr-zero-points", "attr-post-ops", "strides",
      "oflag", "runtime-dim-mask", "attr-rounding-mode", "cross-engine"},
     {"f32", "f32", "abx", "abx", "", "", "", "", "", "0", "", "none"},
-    {[K_STRIDES] = "|:", [K_ROUND] = "|environment", [K_XENGINE] = "none"},
+    {[K_STRIDES] = "|:", [K_XENGINE] = "none"},
     run,
 };

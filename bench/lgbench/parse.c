@@ -293,20 +293,44 @@ static bool parse_quant(const char *s, lgb_arg_quant *q, lgb_arg_quant *src1, bo
             return false;
         }
         float v = is_zp ? 0.0f : 1.0f;
+        qa->dt = is_zp ? LG_S32 : LG_F32;
+        qa->gndims = 0;
         /* oneDNN 3.x writes ARG:POLICY[:DATA_TYPE[:GROUPS]] instead of a
-         * value: lgraph's f32 scales / s32 zero points without groups are
-         * those; other types and groups it lacks. */
+         * value: scales of f32, bf16, f16 or f8, zero points of s32, s8 or
+         * u8, in groups GxG... of the last dims (lg_attr_set_scales_ex).
+         * Types out of lgraph's scope (s4, u4, e8m0, ...) skip the problem
+         * for its type. */
         lg_dtype qdt;
         if (nf >= 3 && (lgb_parse_dt(f[2], &qdt) || lgb_dt_out_of_scope(f[2]))) {
-            bool ok = nf == 3 && lgb_parse_dt(f[2], &qdt) && qdt == (is_zp ? LG_S32 : LG_F32);
-            if (!ok) {
-                snprintf(err, len, "%s'%s': lgraph has no %s of type %s%s", LGB_UNIMPL_MARK,
-                         items[i], is_zp ? "zero points" : "scales", f[2],
-                         nf == 4 ? " in groups" : "");
+            if (!lgb_parse_dt(f[2], &qdt)) {
+                snprintf(err, len, "%s'%s': %s of type %s", LGB_OOS_MARK, items[i],
+                         is_zp ? "zero points" : "scales", f[2]);
                 return false;
+            }
+            bool ok = is_zp ? (qdt == LG_S32 || qdt == LG_S8 || qdt == LG_U8)
+                            : (qdt == LG_F32 || qdt == LG_BF16 || qdt == LG_F16 ||
+                               qdt == LG_F8_E4M3 || qdt == LG_F8_E5M2);
+            if (!ok) {
+                snprintf(err, len, "'%s': %s of type %s", items[i],
+                         is_zp ? "zero points" : "scales", f[2]);
+                return false;
+            }
+            if (nf == 4) {
+                const char *p = f[3];
+                while (*p) {
+                    char *e;
+                    long long g = strtoll(p, &e, 10);
+                    if (e == p || g < 1 || qa->gndims == LG_MAX_NDIMS || (*e && *e != 'x')) {
+                        snprintf(err, len, "'%s': bad groups '%s' (want GxG...)", items[i], f[3]);
+                        return false;
+                    }
+                    qa->groups[qa->gndims++] = g;
+                    p = *e ? e + 1 : e;
+                }
             }
             qa->set = true;
             qa->mask = mask;
+            qa->dt = qdt;
             qa->value = 1.0f; /* a scale of 1, a zero point of 1 */
             continue;
         }

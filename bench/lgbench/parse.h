@@ -62,6 +62,9 @@ void lgb_tag_for_rank(const char *tag, int ndims, char *out, size_t len);
  * benchdnn syntax for something lgraph does not implement (binary post-ops,
  * src1 scales, ...): the problem is then skipped, not failed. */
 #define LGB_UNIMPL_MARK "unimplemented: "
+/* ... or with this one when it names a data type out of scope (s4, e8m0...):
+ * the problem is then skipped for its type. */
+#define LGB_OOS_MARK "out of scope: "
 
 /* A scale or zero-point request for one argument. mask is the policy's
  * mask; LGB_MASK_ALL stands for per_tensor (every dim), resolved by
@@ -77,6 +80,11 @@ typedef struct lgb_arg_quant {
     bool set;
     int mask;
     float value; /* the scale, or the zero point */
+    /* oneDNN 3.x ARG:POLICY:DATA_TYPE[:GROUPS]: the values' type (LG_F32 /
+     * LG_S32 when not given) and the group sizes of the last gndims dims */
+    lg_dtype dt;
+    int gndims;
+    int64_t groups[LG_MAX_NDIMS];
 } lgb_arg_quant;
 
 typedef enum lgb_post_kind {

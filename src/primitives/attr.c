@@ -12,6 +12,8 @@ void lg__attr_init(struct lg_attr *a) {
     a->zp_mask[0] = a->zp_mask[1] = -1;
     a->scale_mask_src1 = -1;
     a->comp_mask[0] = a->comp_mask[1] = -1;
+    a->scale_dt[0] = a->scale_dt[1] = LG_F32;
+    a->zp_dt[0] = a->zp_dt[1] = LG_S32;
 }
 
 lg_status lg_attr_create(lg_attr **attr) {
@@ -46,10 +48,13 @@ lg_status lg_attr_set_scales(lg_attr *attr, int arg, int mask) {
     if (!attr) return LG_ERROR(LG_INVALID_ARGUMENT, "attr is NULL");
     int slot = 0;
     LG_CHECK(arg_slot(arg, mask, __func__, &slot));
-    if (slot == 2)
+    if (slot == 2) {
         attr->scale_mask_src1 = mask;
-    else
+    } else {
         attr->scale_mask[slot] = mask;
+        attr->scale_dt[slot] = LG_F32; /* plain f32, no groups */
+        attr->scale_gndims[slot] = 0;
+    }
     return LG_OK;
 }
 
@@ -58,6 +63,101 @@ lg_status lg_attr_set_zero_points(lg_attr *attr, int arg, int mask) {
     int slot = 0;
     LG_CHECK(arg_slot(arg, mask, __func__, &slot));
     attr->zp_mask[slot] = mask;
+    attr->zp_dt[slot] = LG_S32; /* plain s32, no groups */
+    attr->zp_gndims[slot] = 0;
+    return LG_OK;
+}
+
+/* Type and groups of scales / zero points; slot as arg_slot (src or dst). */
+static lg_status set_quant_ex(lg_attr *attr, int arg, int mask, int group_ndims,
+                              const int64_t *group_dims, lg_dtype dt, bool zp, const char *where) {
+    if (!attr) return lg__error(LG_INVALID_ARGUMENT, where, "attr is NULL");
+    if (arg != LG_ARG_SRC && arg != LG_ARG_DST)
+        return lg__error(LG_INVALID_ARGUMENT, where,
+                         "arg %d: only LG_ARG_SRC (1) and LG_ARG_DST (17) take it", arg);
+    if (mask < 0 || mask >= (1 << LG_MAX_NDIMS))
+        return lg__error(LG_INVALID_ARGUMENT, where, "mask 0x%x names dims beyond %d", mask,
+                         LG_MAX_NDIMS - 1);
+    bool dt_ok = zp ? (dt == LG_S32 || dt == LG_S8 || dt == LG_U8)
+                    : (dt == LG_F32 || dt == LG_BF16 || dt == LG_F16 || dt == LG_F8_E4M3 ||
+                       dt == LG_F8_E5M2);
+    if (!dt_ok)
+        return lg__error(LG_INVALID_ARGUMENT, where, "data type %s: %s", lg_dtype_str(dt),
+                         zp ? "zero points are s32, s8 or u8" : "scales are f32, bf16, f16 or f8");
+    if (group_ndims < 0 || group_ndims > LG_MAX_NDIMS)
+        return lg__error(LG_INVALID_ARGUMENT, where, "group_ndims %d is outside 0..%d", group_ndims,
+                         LG_MAX_NDIMS);
+    if (group_ndims > 0 && !group_dims)
+        return lg__error(LG_INVALID_ARGUMENT, where, "group_dims is NULL, group_ndims %d",
+                         group_ndims);
+    for (int g = 0; g < group_ndims; g++)
+        if (group_dims[g] < 1)
+            return lg__error(LG_INVALID_ARGUMENT, where, "group_dims[%d] = %lld is below 1", g,
+                             (long long)group_dims[g]);
+    int slot = arg == LG_ARG_SRC ? 0 : 1;
+    int64_t *groups = zp ? attr->zp_groups[slot] : attr->scale_groups[slot];
+    memset(groups, 0, sizeof attr->zp_groups[slot]);
+    for (int g = 0; g < group_ndims; g++) groups[g] = group_dims[g];
+    if (zp) {
+        attr->zp_mask[slot] = mask;
+        attr->zp_dt[slot] = (int32_t)dt;
+        attr->zp_gndims[slot] = group_ndims;
+    } else {
+        attr->scale_mask[slot] = mask;
+        attr->scale_dt[slot] = (int32_t)dt;
+        attr->scale_gndims[slot] = group_ndims;
+    }
+    return LG_OK;
+}
+
+lg_status lg_attr_set_scales_ex(lg_attr *attr, int arg, int mask, int group_ndims,
+                                const int64_t *group_dims, lg_dtype dt) {
+    return set_quant_ex(attr, arg, mask, group_ndims, group_dims, dt, false, __func__);
+}
+
+lg_status lg_attr_set_zero_points_ex(lg_attr *attr, int arg, int mask, int group_ndims,
+                                     const int64_t *group_dims, lg_dtype dt) {
+    return set_quant_ex(attr, arg, mask, group_ndims, group_dims, dt, true, __func__);
+}
+
+lg_status lg_attr_set_rounding(lg_attr *attr, int arg, lg_rounding_mode mode) {
+    if (!attr) return LG_ERROR(LG_INVALID_ARGUMENT, "attr is NULL");
+    if (arg != LG_ARG_SRC && arg != LG_ARG_DST)
+        return LG_ERROR(LG_INVALID_ARGUMENT,
+                        "arg %d: only LG_ARG_SRC (1) and LG_ARG_DST (17) take it", arg);
+    if (mode != LG_ROUNDING_ENVIRONMENT && mode != LG_ROUNDING_STOCHASTIC)
+        return LG_ERROR(LG_INVALID_ARGUMENT, "mode %d is not an lg_rounding_mode", (int)mode);
+    attr->rounding[arg == LG_ARG_SRC ? 0 : 1] = (int32_t)mode;
+    return LG_OK;
+}
+
+/* Whether any group size above 1 is set in groups[0..n). */
+static bool grouped(const int64_t *groups, int n) {
+    for (int g = 0; g < n; g++)
+        if (groups[g] > 1) return true;
+    return false;
+}
+
+lg_status lg__attr_check_quant_plain(const struct lg_attr *attr, const char *kind,
+                                     const char *where) {
+    if (!attr) return LG_OK;
+    for (int i = 0; i < 2; i++) {
+        const char *arg = i ? "dst" : "src";
+        if (attr->scale_mask[i] >= 0 && attr->scale_dt[i] != LG_F32)
+            return lg__error(LG_UNIMPLEMENTED, where, "attr has %s scales of type %s: %s takes f32",
+                             arg, lg_dtype_str((lg_dtype)attr->scale_dt[i]), kind);
+        if (attr->zp_mask[i] >= 0 && attr->zp_dt[i] != LG_S32)
+            return lg__error(LG_UNIMPLEMENTED, where,
+                             "attr has %s zero points of type %s: %s takes s32", arg,
+                             lg_dtype_str((lg_dtype)attr->zp_dt[i]), kind);
+        if ((attr->scale_mask[i] >= 0 && grouped(attr->scale_groups[i], attr->scale_gndims[i])) ||
+            (attr->zp_mask[i] >= 0 && grouped(attr->zp_groups[i], attr->zp_gndims[i])))
+            return lg__error(LG_UNIMPLEMENTED, where,
+                             "attr has grouped %s scales or zero points: %s takes none", arg, kind);
+        if (attr->rounding[i] != LG_ROUNDING_ENVIRONMENT)
+            return lg__error(LG_UNIMPLEMENTED, where,
+                             "attr asks for stochastic rounding of %s: only reorders do it", arg);
+    }
     return LG_OK;
 }
 
@@ -124,6 +224,7 @@ lg_status lg_attr_append_binary(lg_attr *attr, lg_binary_alg alg, const lg_md *s
 lg_status lg__attr_check_post_only(const struct lg_attr *attr, const char *kind,
                                    const char *where) {
     if (!attr) return LG_OK;
+    LG_CHECK(lg__attr_check_quant_plain(attr, kind, where));
     for (int i = 0; i < 2; i++) {
         if (attr->scale_mask[i] >= 0)
             return lg__error(LG_UNIMPLEMENTED, where, "attr has %s scales: f32 %s takes none",

@@ -32,10 +32,26 @@ struct lg_attr {
     /* Reorder compensation masks (lg_comp_kind order: s8s8, zero point);
      * -1 when not asked for. */
     int32_t comp_mask[2];
+    /* Typed and grouped scales / zero points (lg_attr_set_scales_ex,
+     * lg_attr_set_zero_points_ex), index as scale_mask: the values' type
+     * (LG_F32 / LG_S32 unless set) and the group sizes of the last
+     * *_gndims dims; and the rounding mode of src / dst. */
+    int32_t scale_dt[2], zp_dt[2];
+    int32_t scale_gndims[2], zp_gndims[2];
+    int64_t scale_groups[2][LG_MAX_NDIMS], zp_groups[2][LG_MAX_NDIMS];
+    int32_t rounding[2]; /* lg_rounding_mode */
 };
 
 /* An attribute with nothing set (what a NULL lg_attr * means). */
 LG_INTERNAL void lg__attr_init(struct lg_attr *a);
+
+/* LG_UNIMPLEMENTED (message naming `where` and `kind`) when attr asks for
+ * something only reorders implement: scales of a type other than f32 or in
+ * groups, zero points of a type other than s32 or in groups, stochastic
+ * rounding. Kernels that read scale_mask / zp_mask without these fields
+ * call it; attr may be NULL. */
+LG_INTERNAL lg_status lg__attr_check_quant_plain(const struct lg_attr *attr, const char *kind,
+                                                 const char *where);
 
 /* The check of an f32 compute kernel (conv, inner product) that takes a
  * post-op chain and nothing else: scales, zero points or binary post-ops

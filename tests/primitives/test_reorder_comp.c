@@ -81,7 +81,7 @@ static void one_case(lg_rng *r, int nd, const char *stag, const char *dtag, lg_d
     pd.src_scale_mask = scales ? 1 : -1;
     pd.dst_scale_mask = pd.src_zp_mask = pd.dst_zp_mask = -1;
     pd.comp_mask[0] = pd.comp_mask[1] = -1;
-    lg__reorder_args ra = {src, want, scales ? sc : NULL, NULL, NULL, NULL, {NULL, NULL}};
+    lg__reorder_args ra = {src, want, scales ? sc : NULL, NULL, NULL, NULL, {NULL, NULL}, 0};
     lg__reorder_ref(&pd, &ra);
     int64_t nc[2] = {1, 1};
     const int32_t masks[2] = {mask_s8, mask_zp};

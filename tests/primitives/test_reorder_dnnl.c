@@ -387,7 +387,7 @@ static bool compare(const lg_md *s, const lg_md *d, int si, int di, const attrs 
     const char *dimpl = "?";
     dnnl_primitive_desc_query(dpd, dnnl_query_impl_info_str, 0, &dimpl);
 
-    lg__reorder_args ra = {b.src, b.ref, b.ss, b.ds, b.szp, b.dzp, {NULL, NULL}};
+    lg__reorder_args ra = {b.src, b.ref, b.ss, b.ds, b.szp, b.dzp, {NULL, NULL}, 0};
     lg__reorder_ref(&pd, &ra);
 
     char what[200];

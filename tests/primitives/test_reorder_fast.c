@@ -224,7 +224,7 @@ static void problem_fill(problem *p, lg_rng *r, unsigned attrs) {
 }
 
 static lg__reorder_args args_of(const problem *p, void *dst) {
-    lg__reorder_args a = {p->src, dst, p->ss, p->ds, p->szp, p->dzp, {NULL, NULL}};
+    lg__reorder_args a = {p->src, dst, p->ss, p->ds, p->szp, p->dzp, {NULL, NULL}, 0};
     return a;
 }
 

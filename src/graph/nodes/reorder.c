@@ -196,6 +196,9 @@ static lg_status add_reorder(lg_graph *g, lg_value src, const lg_md *dst, const 
                          "node %d (reorder): compensation outputs are a kernel-level feature "
                          "(lg_reorder_create)",
                          g->nnodes);
+    /* Typed / grouped scales and zero points and stochastic rounding are
+     * kernel-level features too (lg_reorder_create). */
+    LG_CHECK(lg__attr_check_quant_plain(a, "a reorder node", where));
     bool sum = a->npost > 0;
     if (a->npost > 1 || (sum && a->post[0].kind != LG_POST_SUM))
         return lg__error(LG_UNIMPLEMENTED, where,

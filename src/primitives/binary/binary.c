@@ -668,6 +668,7 @@ static lg_status create(lg_kernel **k, lg_binary_alg alg, const lg_md *src0, con
     memset(&key, 0, sizeof key);
     key.scale_mask[0] = key.scale_mask[1] = -1;
     if (attr) {
+        LG_CHECK(lg__attr_check_quant_plain(attr, "binary", fn));
         for (int i = 0; i < 2; i++)
             if (attr->zp_mask[i] >= 0)
                 return lg__error(LG_UNIMPLEMENTED, fn, "attr has %s zero points: binary takes none",

@@ -404,6 +404,7 @@ static lg_status create(lg_kernel **k, lg_eltwise_alg alg, float alpha, float be
         if (what)
             return lg__error(LG_UNIMPLEMENTED, fn, "attr has %s: eltwise takes post-ops only",
                              what);
+        LG_CHECK(lg__attr_check_quant_plain(attr, "eltwise", fn));
     }
     eltwise_key key;
     memset(&key, 0, sizeof key);

@@ -81,6 +81,8 @@ lg_status lg__reorder_fast_init(const lg__reorder_pd *pd, lg__isa isa, void **pl
                                 const char **impl) {
     *plan = NULL;
     *impl = NULL;
+    /* typed / grouped values, stochastic rounding: the reference's */
+    if (lg__reorder_needs_ref(pd)) return LG_UNIMPLEMENTED;
     if (isa > lg__cpu_isa_hw()) isa = lg__cpu_isa_hw(); /* never run what the CPU lacks */
     lg__rf_plan *p = lg__malloc(sizeof *p);
     if (!p) return LG_OUT_OF_MEMORY;

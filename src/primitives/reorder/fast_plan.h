@@ -25,6 +25,7 @@
 #ifndef LG_PRIMITIVES_REORDER_FAST_PLAN_H
 #define LG_PRIMITIVES_REORDER_FAST_PLAN_H
 
+#include "primitives/simd/dt_kinds.h" /* LK_* / SK_*: load and store kinds */
 #include "primitives/reorder/reorder.h"
 
 /* Arrays a loop dim strides over. */
@@ -96,11 +97,6 @@ struct lg__rf_plan {
     lg__rf_kernel kernel;
     const char *impl;
 };
-
-/* Load and store kinds of the SIMD kernels (fast_simd.h): LK_B* / SK_B*
- * move raw bits of that width, the others convert to / from f32. */
-enum { LK_B32, LK_B16, LK_B8, LK_F16, LK_BF16, LK_S32, LK_S8, LK_U8, LK_E4M3, LK_E5M2 };
-enum { SK_B32, SK_B16, SK_B8, SK_F16, SK_BF16, SK_S32, SK_S8, SK_U8, SK_E4M3, SK_E5M2 };
 
 /* Normalise pd into *plan (jobs allocated with lg__malloc). LG_UNIMPLEMENTED
  * if the blockings of some dim do not nest or the box count explodes,

@@ -23,7 +23,9 @@ enum {
     SLOT_SRC_ZP,
     SLOT_DST_ZP,
     SLOT_COMP_S8S8,
-    SLOT_COMP_ZP
+    SLOT_COMP_ZP,
+    SLOT_SEED,
+    SLOT_COUNT
 };
 
 static lg_status reorder_execute(const lg_kernel *k, void *const *bufs) {
@@ -36,6 +38,7 @@ static lg_status reorder_execute(const lg_kernel *k, void *const *bufs) {
         .src_zps = bufs[SLOT_SRC_ZP],
         .dst_zps = bufs[SLOT_DST_ZP],
         .comp = {bufs[SLOT_COMP_S8S8], bufs[SLOT_COMP_ZP]},
+        .seed = bufs[SLOT_SEED] ? *(const int32_t *)bufs[SLOT_SEED] : 0,
     };
     if (r->plan)
         lg__reorder_fast_exec(r->plan, &a);
@@ -53,17 +56,19 @@ static void reorder_destroy(lg_kernel *k) {
 
 static const lg__kernel_ops reorder_ops = {reorder_execute, reorder_destroy};
 
-/* Number of values a mask selects on md (product of the masked dims). */
-static size_t mask_count(const lg_md *md, int32_t mask) {
+/* Number of values a mask selects on md (product of the masked dims, each
+ * divided by its group size; group NULL: none). */
+static size_t mask_count(const lg_md *md, int32_t mask, const int64_t *group) {
     size_t n = 1;
     for (int d = 0; d < md->ndims; d++)
-        if (mask & (1 << d)) n *= (size_t)md->dims[d];
+        if (mask & (1 << d)) n *= (size_t)(md->dims[d] / (group && group[d] > 1 ? group[d] : 1));
     return n;
 }
 
 static lg_status build_reorder(const void *problem, lg_kernel **out) {
     const lg__reorder_pd *pd = problem;
-    lg_kernel *k = lg__kernel_new(LG_KIND_REORDER, &reorder_ops, sizeof(reorder_data));
+    lg_kernel *k =
+        lg__kernel_new_slots(LG_KIND_REORDER, &reorder_ops, sizeof(reorder_data), SLOT_COUNT);
     if (!k)
         return lg__error(LG_OUT_OF_MEMORY, "lg_reorder_create", "cannot allocate a reorder kernel");
     reorder_data *r = k->data;
@@ -91,19 +96,55 @@ static lg_status build_reorder(const void *problem, lg_kernel **out) {
         int arg;
         const lg_md *md;
         size_t elt;
-    } extra[6] = {
-        {pd->src_scale_mask, LG_ARG_ATTR_SCALES | LG_ARG_SRC, &pd->src, sizeof(float)},
-        {pd->dst_scale_mask, LG_ARG_ATTR_SCALES | LG_ARG_DST, &pd->dst, sizeof(float)},
-        {pd->src_zp_mask, LG_ARG_ATTR_ZERO_POINTS | LG_ARG_SRC, &pd->src, sizeof(int32_t)},
-        {pd->dst_zp_mask, LG_ARG_ATTR_ZERO_POINTS | LG_ARG_DST, &pd->dst, sizeof(int32_t)},
-        {pd->comp_mask[0], LG_ARG_ATTR_COMP_S8S8 | LG_ARG_DST, &pd->dst, sizeof(int32_t)},
-        {pd->comp_mask[1], LG_ARG_ATTR_COMP_ZERO_POINT | LG_ARG_DST, &pd->dst, sizeof(int32_t)},
+        const int64_t *group;
+    } extra[7] = {
+        {pd->src_scale_mask, LG_ARG_ATTR_SCALES | LG_ARG_SRC, &pd->src,
+         pd->scale_dt[0] ? lg_dtype_size(pd->scale_dt[0]) : sizeof(float), pd->scale_group[0]},
+        {pd->dst_scale_mask, LG_ARG_ATTR_SCALES | LG_ARG_DST, &pd->dst,
+         pd->scale_dt[1] ? lg_dtype_size(pd->scale_dt[1]) : sizeof(float), pd->scale_group[1]},
+        {pd->src_zp_mask, LG_ARG_ATTR_ZERO_POINTS | LG_ARG_SRC, &pd->src,
+         pd->zp_dt[0] ? lg_dtype_size(pd->zp_dt[0]) : sizeof(int32_t), pd->zp_group[0]},
+        {pd->dst_zp_mask, LG_ARG_ATTR_ZERO_POINTS | LG_ARG_DST, &pd->dst,
+         pd->zp_dt[1] ? lg_dtype_size(pd->zp_dt[1]) : sizeof(int32_t), pd->zp_group[1]},
+        {pd->comp_mask[0], LG_ARG_ATTR_COMP_S8S8 | LG_ARG_DST, &pd->dst, sizeof(int32_t), NULL},
+        {pd->comp_mask[1], LG_ARG_ATTR_COMP_ZERO_POINT | LG_ARG_DST, &pd->dst, sizeof(int32_t),
+         NULL},
+        {pd->stochastic ? 0 : -1, LG_ARG_ATTR_ROUNDING_SEED, &pd->dst, sizeof(int32_t), NULL},
     };
-    for (int i = 0; i < 6; i++)
-        lg__kernel_add_slot(
-            k, extra[i].arg, extra[i].mask >= 0, NULL,
-            extra[i].mask >= 0 ? mask_count(extra[i].md, extra[i].mask) * extra[i].elt : 0);
+    for (int i = 0; i < 7; i++)
+        lg__kernel_add_slot(k, extra[i].arg, extra[i].mask >= 0, NULL,
+                            extra[i].mask >= 0
+                                ? mask_count(extra[i].md, extra[i].mask, extra[i].group) *
+                                      extra[i].elt
+                                : 0);
     *out = k;
+    return LG_OK;
+}
+
+/* The type and groups of one scale / zero-point array into the pd (0 for
+ * the default type def and for no group), checked against md: a group size
+ * above 1 lies on a masked dim and divides it. */
+static lg_status quant_ex(int32_t mask, int32_t dt, lg_dtype def, int gndims, const int64_t *groups,
+                          const lg_md *md, const char *what, const char *where, int32_t *pd_dt,
+                          int64_t *pd_group) {
+    if (mask < 0) return LG_OK;
+    *pd_dt = dt == (int32_t)def ? 0 : dt;
+    if (gndims > md->ndims)
+        return lg__error(LG_INVALID_ARGUMENT, where, "%s has %d group dims, the tensor %d dims",
+                         what, gndims, md->ndims);
+    for (int g = 0; g < gndims; g++) {
+        int d = md->ndims - gndims + g;
+        if (groups[g] <= 1) continue;
+        if (!(mask & (1 << d)))
+            return lg__error(LG_INVALID_ARGUMENT, where,
+                             "%s group %lld on dim %d, which mask 0x%x does not select", what,
+                             (long long)groups[g], d, (unsigned)mask);
+        if (md->dims[d] % groups[g] != 0)
+            return lg__error(LG_INVALID_ARGUMENT, where,
+                             "%s group %lld does not divide dims[%d] = %lld", what,
+                             (long long)groups[g], d, (long long)md->dims[d]);
+        pd_group[d] = groups[g];
+    }
     return LG_OK;
 }
 
@@ -152,6 +193,27 @@ lg_status lg__reorder_query(const lg_md *src, const lg_md *dst, const struct lg_
     LG_CHECK(check_mask(pd->dst_scale_mask, dst, "dst scale", where));
     LG_CHECK(check_mask(pd->src_zp_mask, src, "src zero-point", where));
     LG_CHECK(check_mask(pd->dst_zp_mask, dst, "dst zero-point", where));
+    LG_CHECK(quant_ex(pd->src_scale_mask, a->scale_dt[0], LG_F32, a->scale_gndims[0],
+                      a->scale_groups[0], src, "src scale", where, &pd->scale_dt[0],
+                      pd->scale_group[0]));
+    LG_CHECK(quant_ex(pd->dst_scale_mask, a->scale_dt[1], LG_F32, a->scale_gndims[1],
+                      a->scale_groups[1], dst, "dst scale", where, &pd->scale_dt[1],
+                      pd->scale_group[1]));
+    LG_CHECK(quant_ex(pd->src_zp_mask, a->zp_dt[0], LG_S32, a->zp_gndims[0], a->zp_groups[0], src,
+                      "src zero-point", where, &pd->zp_dt[0], pd->zp_group[0]));
+    LG_CHECK(quant_ex(pd->dst_zp_mask, a->zp_dt[1], LG_S32, a->zp_gndims[1], a->zp_groups[1], dst,
+                      "dst zero-point", where, &pd->zp_dt[1], pd->zp_group[1]));
+    if (a->rounding[0] == LG_ROUNDING_STOCHASTIC)
+        return lg__error(LG_UNIMPLEMENTED, where,
+                         "stochastic rounding of src: a reorder rounds dst only");
+    if (a->rounding[1] == LG_ROUNDING_STOCHASTIC) {
+        lg_dtype t = dst->dtype;
+        if (t != LG_BF16 && t != LG_F16 && t != LG_F8_E4M3 && t != LG_F8_E5M2)
+            return lg__error(LG_UNIMPLEMENTED, where,
+                             "stochastic rounding to a %s dst: only bf16, f16 and f8 take it",
+                             lg_dtype_str(t));
+        pd->stochastic = 1;
+    }
     static const char *const comp_names[2] = {"s8s8 compensation", "zero-point compensation"};
     for (int kind = 0; kind < 2; kind++) {
         pd->comp_mask[kind] = a->comp_mask[kind];

@@ -1,8 +1,8 @@
 /* The f8 (OCP e4m3 / e5m2) vector conversions of the AVX2 layer, bit for
  * bit convert.h's scalar ones: f8 codes in 32-bit lanes to f32, and f32 to
  * f8 codes (round to nearest even, the reorder contract's saturation and
- * NaNs), with or without the sign bit. Used by the reorder engine
- * (fast_avx2.c); include only from files built with the AVX2 flags. */
+ * NaNs), with or without the sign bit. Used by the typed loads and stores
+ * (dtio_avx2.h); include only from files built with the AVX2 flags. */
 #ifndef LG_SIMD_F8_AVX2_H
 #define LG_SIMD_F8_AVX2_H
 

@@ -1,15 +1,15 @@
 /* The f8 (OCP e4m3 / e5m2) vector conversions of the AVX512 layer, bit for
  * bit convert.h's scalar ones: f8 codes in 32-bit lanes to f32, and f32 to
  * f8 codes (round to nearest even, the reorder contract's saturation and
- * NaNs), with or without the sign bit. Used by the reorder engine
- * (fast_avx512.c); include only from files built with the AVX512 flags. */
+ * NaNs), with or without the sign bit. Used by the typed loads and stores
+ * (dtio_avx512.h); include only from files built with the AVX512 flags. */
 #ifndef LG_SIMD_F8_AVX512_H
 #define LG_SIMD_F8_AVX512_H
 
 #include <immintrin.h>
 #include <stdint.h>
 
-/* f8 lanes to f32 and back, as fast_avx2.c (and convert.h) do. */
+/* f8 lanes to f32 and back, as f8_avx2.h (and convert.h) do. */
 static inline __m512 e4m3_to_f32(__m512i b) {
     __m512i em = _mm512_and_si512(b, _mm512_set1_epi32(0x7f));
     __m512i sign = _mm512_slli_epi32(_mm512_and_si512(b, _mm512_set1_epi32(0x80)), 24);
@@ -20,7 +20,7 @@ static inline __m512 e4m3_to_f32(__m512i b) {
     return _mm512_castsi512_ps(_mm512_or_si512(r, sign));
 }
 
-/* fast_avx2.c's f32_to_f8_mag and f32_to_f8, 16 lanes: clamp to sat, round
+/* f8_avx2.h's f32_to_f8_mag and f32_to_f8, 16 lanes: clamp to sat, round
  * by adding and subtracting 2^(E + 23) (E raised to the smallest normal's
  * exponent), rescale by 2^(b - 127) and take the bits; NaN lanes then add
  * nanbit; f32_to_f8 adds the sign bit. */

@@ -201,36 +201,6 @@ static inline vec v_from_half(lg_dtype dt, __m128i h) {
     return dt == LG_F16 ? v_from_f16(h) : v_from_bf16(h);
 }
 
-/* VL (or the first k) elements of type dt (f32, f16 or bf16) at element i
- * of p, as f32; and the stores back, converted. Partial 16-bit vectors go
- * through a 16-byte stack buffer. */
-static inline vec v_load_dt(lg_dtype dt, const void *p, int64_t i) {
-    if (dt == LG_F32) return v_load((const float *)p + i);
-    return v_from_half(dt,
-                       _mm_loadu_si128((const __m128i *)(const void *)((const uint16_t *)p + i)));
-}
-static inline vec v_load_dt_part(lg_dtype dt, const void *p, int64_t i, int64_t k) {
-    if (dt == LG_F32) return v_load_part((const float *)p + i, k);
-    uint16_t t[8] = {0};
-    memcpy(t, (const uint16_t *)p + i, (size_t)k * 2);
-    return v_from_half(dt, _mm_loadu_si128((const __m128i *)(const void *)t));
-}
-static inline void v_store_dt(lg_dtype dt, void *p, int64_t i, vec v) {
-    if (dt == LG_F32)
-        v_store((float *)p + i, v);
-    else
-        _mm_storeu_si128((__m128i *)(void *)((uint16_t *)p + i), v_to_half(dt, v));
-}
-static inline void v_store_dt_part(lg_dtype dt, void *p, int64_t i, vec v, int64_t k) {
-    if (dt == LG_F32) {
-        v_store_part((float *)p + i, v, k);
-        return;
-    }
-    uint16_t t[8];
-    _mm_storeu_si128((__m128i *)(void *)t, v_to_half(dt, v));
-    memcpy((uint16_t *)p + i, t, (size_t)k * 2);
-}
-
 /* The ISA's steps of the vector math (math_tpl.h), emulated where AVX2
  * lacks the AVX-512 instruction. */
 
@@ -272,5 +242,8 @@ static inline vec v_recip(vec x) {
 }
 
 #include "primitives/simd/math_tpl.h"
+
+/* The typed loads and stores (v_ld, v_st, v_load_dt, ...) on this layer. */
+#include "primitives/simd/dtio_avx2.h"
 
 #endif /* LG_PRIMITIVES_SIMD_AVX2_H */

@@ -193,30 +193,6 @@ static inline vec v_from_half(lg_dtype dt, __m256i h) {
     return dt == LG_F16 ? v_from_f16(h) : v_from_bf16(h);
 }
 
-/* VL (or the first k) elements of type dt (f32, f16 or bf16) at element i
- * of p, as f32; and the stores back, converted. */
-static inline vec v_load_dt(lg_dtype dt, const void *p, int64_t i) {
-    if (dt == LG_F32) return v_load((const float *)p + i);
-    return v_from_half(
-        dt, _mm256_loadu_si256((const __m256i *)(const void *)((const uint16_t *)p + i)));
-}
-static inline vec v_load_dt_part(lg_dtype dt, const void *p, int64_t i, int64_t k) {
-    if (dt == LG_F32) return v_load_part((const float *)p + i, k);
-    return v_from_half(dt, _mm256_maskz_loadu_epi16(v_first(k), (const uint16_t *)p + i));
-}
-static inline void v_store_dt(lg_dtype dt, void *p, int64_t i, vec v) {
-    if (dt == LG_F32)
-        v_store((float *)p + i, v);
-    else
-        _mm256_storeu_si256((__m256i *)(void *)((uint16_t *)p + i), v_to_half(dt, v));
-}
-static inline void v_store_dt_part(lg_dtype dt, void *p, int64_t i, vec v, int64_t k) {
-    if (dt == LG_F32)
-        v_store_part((float *)p + i, v, k);
-    else
-        _mm256_mask_storeu_epi16((uint16_t *)p + i, v_first(k), v_to_half(dt, v));
-}
-
 /* The ISA's steps of the vector math (math_tpl.h). */
 
 /* p * 2^n for integral n, rounded once (also into the subnormal range). */
@@ -244,5 +220,8 @@ static inline vec v_recip(vec x) {
 }
 
 #include "primitives/simd/math_tpl.h"
+
+/* The typed loads and stores (v_ld, v_st, v_load_dt, ...) on this layer. */
+#include "primitives/simd/dtio_avx512.h"
 
 #endif /* LG_PRIMITIVES_SIMD_AVX512_H */
