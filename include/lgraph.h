@@ -387,7 +387,17 @@ LG_API lg_status lg_attr_set_compensation(lg_attr *attr, lg_comp_kind kind, int 
 /* Append a sum post-op: dst = op(...) + beta * dst_old. */
 LG_API lg_status lg_attr_append_sum(lg_attr *attr, float beta);
 
-/* Append an eltwise post-op applied to the result so far. */
+/* Append a sum whose dst_old is read as type dt (LG_DT_UNDEF: dst's type;
+ * dt must have dst's element size) less a zero point, oneDNN's sum with a
+ * data type and zero point: dst = op(...) + beta * (dst_old - zero_point).
+ * With zero_point 0 and LG_DT_UNDEF it is lg_attr_append_sum. Otherwise only
+ * lg_conv_create takes it (other kernels: LG_UNIMPLEMENTED). LG_INVALID_ARGUMENT
+ * for a NULL attr, a beta that is not finite, a dt that is not an lg_dtype
+ * or a full chain. */
+LG_API lg_status lg_attr_append_sum_dt(lg_attr *attr, float beta, int32_t zero_point, lg_dtype dt);
+
+/* Append an eltwise post-op applied to the result so far (any algorithm of
+ * lg_eltwise_alg; soft_relu needs alpha != 0, checked by the kernel). */
 LG_API lg_status lg_attr_append_eltwise(lg_attr *attr, lg_eltwise_alg alg, float alpha, float beta);
 
 /* Execution argument of the src1 tensor of post-op `i` (0-based position in

@@ -97,10 +97,12 @@ bool lgb_attr_build(const lgb_attr_spec *spec, const lg_md *src, const lg_md *ds
             return lgb_skip(res, "attribute not implemented in lgraph",
                             "binary post-op (eltwise and binary kernels only)"),
                    false;
-        /* The algorithms from pow on are eltwise kernels only, not post-ops. */
-        if (p->kind == LGB_POST_ELTWISE && p->alg >= LG_ELTWISE_POW)
-            return lgb_skip(res, "eltwise post-op algorithm not implemented in lgraph",
-                            "post-op %s", lgb_eltwise_alg_name(p->alg)),
+        if (p->kind == LGB_POST_SUM && (p->zp || p->sdt != LG_DT_UNDEF))
+            return lgb_skip(res, "attribute not implemented in lgraph",
+                            "a sum with a zero point or a data type (conv only)"),
+                   false;
+        if (p->kind == LGB_POST_ELTWISE && p->alg == LG_ELTWISE_SOFT_RELU && p->alpha == 0)
+            return lgb_skip(res, "invalid case (benchdnn skips it too)", "soft_relu with alpha 0"),
                    false;
         s = p->kind == LGB_POST_SUM ? lg_attr_append_sum(b->attr, p->scale)
                                     : lg_attr_append_eltwise(b->attr, p->alg, p->alpha, p->beta);

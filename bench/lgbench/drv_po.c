@@ -31,12 +31,15 @@ bool lgb_po_build(const lgb_attr_spec *spec, const lg_md *dst, bool with_scales,
     for (int i = 0; i < spec->npost; i++) {
         const lgb_post *p = &spec->post[i];
         if (p->kind == LGB_POST_SUM) {
+            if (p->zp || p->sdt != LG_DT_UNDEF)
+                return lgb_skip(res, "attribute not implemented in lgraph",
+                                "a sum with a zero point or a data type (conv only)"),
+                       false;
             s = lg_attr_append_sum(b->attr, p->scale);
         } else if (p->kind == LGB_POST_ELTWISE) {
-            /* The algorithms from pow on are eltwise kernels only, not post-ops. */
-            if (p->alg >= LG_ELTWISE_POW)
-                return lgb_skip(res, "eltwise post-op algorithm not implemented in lgraph",
-                                "post-op %s", lgb_eltwise_alg_name(p->alg)),
+            if (p->alg == LG_ELTWISE_SOFT_RELU && p->alpha == 0)
+                return lgb_skip(res, "invalid case (benchdnn skips it too)",
+                                "soft_relu with alpha 0"),
                        false;
             s = lg_attr_append_eltwise(b->attr, p->alg, p->alpha, p->beta);
         } else {
