@@ -2,6 +2,7 @@
  * checks, the kernel object and the conversion path (quant.h). */
 #include "primitives/conv/quant.h"
 
+#include "memory/convert.h"
 #include "primitives/cache.h"
 #include "primitives/layout.h"
 #include "primitives/simd/cvt.h"
@@ -212,7 +213,14 @@ static void to_f32(const lg_md *md, const int64_t *tab, const void *in, float *o
         for (int64_t i = 0; i < inner; i++) {
             int64_t off = base + t[nd - 1][i];
             float v;
-            lg__cvt_scalar(dt, (const char *)in + off * (int64_t)es, LG_F32, &v, 1);
+            if (dt == LG_U8)
+                v = (float)((const uint8_t *)in)[off];
+            else if (dt == LG_S8)
+                v = (float)((const int8_t *)in)[off];
+            else if (dt == LG_BF16)
+                v = lg__bf16_to_f32(((const uint16_t *)in)[off]);
+            else
+                lg__cvt_scalar(dt, (const char *)in + off * (int64_t)es, LG_F32, &v, 1);
             v = v - z;
             if (split) {
                 float h = floorf(v / 16.0f);

@@ -2,6 +2,7 @@
  * shares with the conversion path (quant.h). */
 #include "primitives/conv/quant.h"
 
+#include "memory/convert.h"
 #include "primitives/layout.h"
 #include "primitives/simd/cvt.h"
 
@@ -17,13 +18,23 @@ int64_t lg__convq_count(const lg__convq_pd *q, int i, bool zp) {
     return n;
 }
 
-static float load_f32(lg_dtype dt, const void *base, int64_t off) {
-    float f;
-    lg__cvt_scalar(dt, (const char *)base + off * (int64_t)lg_dtype_size(dt), LG_F32, &f, 1);
-    return f;
+static inline float load_f32(lg_dtype dt, const void *base, int64_t off) {
+    switch (dt) {
+    case LG_F32:
+        return ((const float *)base)[off];
+    case LG_BF16:
+        return lg__bf16_to_f32(((const uint16_t *)base)[off]);
+    case LG_F16:
+        return lg__f16_to_f32(((const uint16_t *)base)[off]);
+    default: {
+        float f;
+        lg__cvt_scalar(dt, (const char *)base + off * (int64_t)lg_dtype_size(dt), LG_F32, &f, 1);
+        return f;
+    }
+    }
 }
 
-static int32_t load_int(lg_dtype dt, const void *base, int64_t off) {
+static inline int32_t load_int(lg_dtype dt, const void *base, int64_t off) {
     switch (dt) {
     case LG_U8:
         return ((const uint8_t *)base)[off];
