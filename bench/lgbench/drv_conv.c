@@ -18,6 +18,7 @@
  * accumulation for int8). */
 #include "conv_desc.h"
 #include "drv_common.h"
+#include "drv_po.h"
 #include "lgb_dnnl.h"
 
 #include "primitives/conv/conv.h"
@@ -103,19 +104,22 @@ static bool reference(const lg_conv_params *p, const lg_md *s, const lg_md *w, c
 /* The three attribute knobs, conv's weights scales and zero points
  * included; SKIPPED (what lgraph lacks) or FAILED into res. */
 static bool parse_attrs(const lgb_job *job, lgb_attr_spec *spec, lgb_result *res) {
-    char err[200];
-    memset(spec, 0, sizeof *spec);
-    spec->take_wei = true;
-    if (lgb_parse_scales(job->vals[K_SCALES], spec, err, sizeof err) &&
-        lgb_parse_zero_points(job->vals[K_ZPS], spec, err, sizeof err) &&
-        lgb_parse_post_ops(job->vals[K_POST], spec, err, sizeof err))
-        return true;
-    size_t m = strlen(LGB_UNIMPL_MARK);
-    if (!strncmp(err, LGB_UNIMPL_MARK, m))
-        lgb_skip(res, "attribute not implemented in lgraph", "%s", err + m);
-    else
-        lgb_set(res, LGB_FAILED, "bad attribute: %s", err);
-    return false;
+    char zps[256];
+    /* ARG:POLICY:ZP:DT with DT s8 / u8 / s32 only says how benchdnn stores
+     * the zero point ZP: lgraph takes the same value as s32. */
+    snprintf(zps, sizeof zps, "%s", job->vals[K_ZPS]);
+    for (char *q = zps; (q = strchr(q, ':')) != NULL; q++) {
+        static const char *const dts[3] = {":s8", ":u8", ":s32"};
+        for (int i = 0; i < 3; i++) {
+            size_t n = strlen(dts[i]);
+            bool number = q > zps && ((q[-1] >= '0' && q[-1] <= '9') || q[-1] == '*');
+            if (number && !strncmp(q, dts[i], n) && (q[n] == '\0' || q[n] == '+')) {
+                memmove(q, q + n, strlen(q + n) + 1);
+                break;
+            }
+        }
+    }
+    return lgb_attr_parse_conv(job->vals[K_SCALES], zps, job->vals[K_POST], spec, res);
 }
 
 /* Whether the problem takes lg_conv_create's typed path (quant.h). */
@@ -125,6 +129,7 @@ static bool typed(const lg_dtype dt[3], const lgb_attr_spec *a) {
              a->wei_zp.set || a->src1_scale.set;
     for (int i = 0; i < a->npost; i++)
         q = q || a->post[i].kind == LGB_POST_BINARY ||
+            (a->post[i].kind == LGB_POST_ELTWISE && a->post[i].escale != 1.0f) ||
             (a->post[i].kind == LGB_POST_SUM && (a->post[i].zp || a->post[i].sdt != LG_DT_UNDEF));
     return q;
 }
@@ -206,16 +211,13 @@ static bool typed_attr_build(const lgb_attr_spec *spec, int64_t groups, int64_t 
                                 "soft_relu with alpha 0"),
                        false;
             st = lg_attr_append_eltwise(t->attr, p->alg, p->alpha, p->beta);
+            /* benchdnn's ELTWISE:ALPHA:BETA:SCALE, oneDNN 2.x's eltwise
+             * post-op scale: the result times SCALE, a linear op after it */
+            if (st == LG_OK && p->escale != 1.0f)
+                st = lg_attr_append_eltwise(t->attr, LG_ELTWISE_LINEAR, p->escale, 0.0f);
         } else {
-            int mask;
-            if (!lgb_mask_resolve(p->mask, dst->ndims, &mask))
-                return lgb_skip(res, "invalid case (benchdnn skips it too)",
-                                "post-op %d policy names a dim a %dD tensor lacks", i, dst->ndims),
-                       false;
-            int64_t dims[LG_MAX_NDIMS];
-            for (int dd = 0; dd < dst->ndims; dd++) dims[dd] = mask & (1 << dd) ? dst->dims[dd] : 1;
             lg_md m;
-            if (!lgb_md(&m, dst->ndims, dims, p->dt, p->tag, "post-op src1", res)) return false;
+            if (!lgb_po_src1_md(p, i, dst, &m, res)) return false;
             st = lg_attr_append_binary(t->attr, p->balg, &m);
         }
         if (st != LG_OK) return lgb_created(st, "lg_attr_append_*", res);
@@ -343,6 +345,12 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
         lgb_set(res, LGB_FAILED, "bad --cfg '%s'", job->vals[K_CFG]);
         return;
     }
+    for (int i = 0; i < 3; i++)
+        if (dt[i] == LG_F8_E4M3 || dt[i] == LG_F8_E5M2) {
+            lgb_skip(res, "data type out of scope (f64, f8, f4, int4)", "data type %s",
+                     lg_dtype_str(dt[i]));
+            return;
+        }
     lg_conv_params p;
     int64_t sdims[5], wdims[6], ddims[5];
     int wnd;

@@ -450,10 +450,13 @@ bool lgb_parse_post_ops(const char *s, lgb_attr_spec *a, char *err, size_t len) 
             }
             nf = 2;
         }
-        if (!is_sum && nf == 4) {
-            snprintf(err, len, "%s'%s': lgraph has no eltwise post-op scale", LGB_UNIMPL_MARK,
-                     items[i]);
-            return false;
+        p->escale = 1.0f;
+        if (!is_sum && nf == 4) { /* ELTWISE:ALPHA:BETA:SCALE */
+            if (!parse_float(f[3], &p->escale)) {
+                snprintf(err, len, "'%s': bad number '%s'", items[i], f[3]);
+                return false;
+            }
+            nf = 3;
         }
         for (int k = 1; k < nf; k++)
             if (!parse_float(f[k], &v[k - 1])) {

@@ -89,6 +89,7 @@ typedef struct lgb_post {
     lgb_post_kind kind;
     lg_eltwise_alg alg;
     float alpha, beta; /* eltwise */
+    float escale;      /* eltwise's SCALE (oneDNN 2.x: dst = SCALE * eltwise); 1 when not given */
     float scale;       /* sum's beta */
     int32_t zp;        /* sum's zero point (0: none) */
     lg_dtype sdt;      /* sum's data type (LG_DT_UNDEF: dst's) */

@@ -288,13 +288,8 @@ static lg_status fast(const convq_kernel *c, const lg__convq_args *a) {
         int nthr = rows > 1 && !omp_in_parallel() ? omp_get_max_threads() : 1;
 #pragma omp parallel for num_threads(nthr) schedule(static) if (nthr > 1)
         for (int64_t r = 0; r < rows; r++) {
-            int64_t rq = r;
-            int64_t oh = rq % s.oh;
-            rq /= s.oh;
-            int64_t od = rq % s.od;
-            rq /= s.od;
-            int64_t oc = rq % s.oc;
-            int64_t n = rq / s.oc;
+            int64_t n, oc, od, oh;
+            lg__convq_row(&s, r, &n, &oc, &od, &oh);
             int64_t base = td[0][n] + td[1][oc] + td[2][od] + td[3][oh];
             int64_t idx[5] = {n, oc, 0, 0, 0};
             for (int64_t ow = 0; ow < s.ow; ow++) {

@@ -89,6 +89,18 @@ LG_INTERNAL void lg__convq_ref(const lg__convq_pd *q, const lg__conv_tabs *t,
 LG_INTERNAL void lg__convq_store(const lg__convq_pd *q, const lg__convq_args *a, float acc,
                                  const int64_t *idx, int64_t off);
 
+/* Output row r of shape s (rows are N x OC x OD x OH, row-major) as its
+ * indices. */
+static inline void lg__convq_row(const lg__conv_shape *s, int64_t r, int64_t *n, int64_t *oc,
+                                 int64_t *od, int64_t *oh) {
+    *oh = r % s->oh;
+    r /= s->oh;
+    *od = r % s->od;
+    r /= s->od;
+    *oc = r % s->oc;
+    *n = r / s->oc;
+}
+
 /* The number of values of a scale or zero-point mask on slot i (0 for -1). */
 LG_INTERNAL int64_t lg__convq_count(const lg__convq_pd *q, int i, bool zp);
 

@@ -76,13 +76,8 @@ void lg__convq_ref(const lg__convq_pd *q, const lg__conv_tabs *t, const lg__conv
     int nthr = rows > 1 && !omp_in_parallel() ? omp_get_max_threads() : 1;
 #pragma omp parallel for num_threads(nthr) schedule(static) if (nthr > 1)
     for (int64_t r = 0; r < rows; r++) {
-        int64_t rq = r;
-        int64_t oh = rq % s.oh;
-        rq /= s.oh;
-        int64_t od = rq % s.od;
-        rq /= s.od;
-        int64_t oc = rq % s.oc;
-        int64_t n = rq / s.oc;
+        int64_t n, oc, od, oh;
+        lg__convq_row(&s, r, &n, &oc, &od, &oh);
         int64_t g = oc / s.ocg, o = oc % s.ocg;
         int32_t zw = a->zp[LG_CQ_WEI] ? a->zp[LG_CQ_WEI][0] : 0;
         for (int64_t ow = 0; ow < s.ow; ow++) {
