@@ -617,8 +617,8 @@ typedef struct lg_conv_params {
  * still, the scalar reference). Arguments as above plus
  * LG_ARG_ATTR_SCALES | arg (f32) and LG_ARG_ATTR_ZERO_POINTS | arg (s32) for
  * each one asked for and LG_ARG_ATTR_POST_OP_SRC1(i) for each binary
- * post-op. LG_UNIMPLEMENTED for other type combinations, masks and
- * quantisation of f32 / bf16 / f16 src with zero points.
+ * post-op. LG_UNIMPLEMENTED for other type combinations or masks, zero
+ * points with f32 / bf16 / f16 src, more than one sum.
  */
 LG_API lg_status lg_conv_create(lg_kernel **k, const lg_conv_params *p, const lg_md *src,
                                 const lg_md *weights, const lg_md *bias, const lg_md *dst,
