@@ -336,7 +336,8 @@ LG_API lg_status lg_attr_create(lg_attr **attr);
 LG_API void lg_attr_destroy(lg_attr *attr);
 
 /*
- * Ask for scales on arg (LG_ARG_SRC or LG_ARG_DST). mask selects the dims the
+ * Ask for scales on arg (LG_ARG_SRC or LG_ARG_DST; LG_ARG_WEIGHTS for
+ * lg_conv_create only, other kernels refuse it). mask selects the dims the
  * scale varies along: bit d set gives one value per index of dim d; 0 gives
  * one value for the whole tensor. The values are passed at execution as
  * LG_ARG_ATTR_SCALES | arg, f32, row-major over the selected dims. A mask
@@ -441,7 +442,17 @@ LG_API lg_status lg_attr_set_compensation(lg_attr *attr, lg_comp_kind kind, int 
 /* Append a sum post-op: dst = op(...) + beta * dst_old. */
 LG_API lg_status lg_attr_append_sum(lg_attr *attr, float beta);
 
-/* Append an eltwise post-op applied to the result so far. */
+/* Append a sum whose dst_old is read as type dt (LG_DT_UNDEF: dst's type;
+ * dt must have dst's element size) less a zero point, oneDNN's sum with a
+ * data type and zero point: dst = op(...) + beta * (dst_old - zero_point).
+ * With zero_point 0 and LG_DT_UNDEF it is lg_attr_append_sum. Otherwise only
+ * lg_conv_create takes it (other kernels: LG_UNIMPLEMENTED). LG_INVALID_ARGUMENT
+ * for a NULL attr, a beta that is not finite, a dt that is not an lg_dtype
+ * or a full chain. */
+LG_API lg_status lg_attr_append_sum_dt(lg_attr *attr, float beta, int32_t zero_point, lg_dtype dt);
+
+/* Append an eltwise post-op applied to the result so far (any algorithm of
+ * lg_eltwise_alg; soft_relu needs alpha != 0, checked by the kernel). */
 LG_API lg_status lg_attr_append_eltwise(lg_attr *attr, lg_eltwise_alg alg, float alpha, float beta);
 
 /* Execution argument of the src1 tensor of post-op `i` (0-based position in
@@ -634,7 +645,7 @@ typedef struct lg_conv_params {
 } lg_conv_params;
 
 /*
- * Forward f32 convolution, 1D/2D/3D (src ndims 3, 4 or 5):
+ * Forward convolution, 1D/2D/3D (src ndims 3, 4 or 5):
  *     dst = post_ops(conv(src, weights) + bias)
  * src is N x IC x spatial, weights O x I x K... (groups == 1) or
  * G x O/G x I/G x K... (groups > 1; depthwise when G == IC == OC), bias
@@ -648,7 +659,35 @@ typedef struct lg_conv_params {
  * LG_ARG_WEIGHTS, LG_ARG_BIAS (when given), LG_ARG_DST (which also holds the
  * sum's input). LG_INVALID_ARGUMENT for mismatched channels, groups not
  * dividing channels, inconsistent output dims, negative padding, a bias of the
- * wrong size; LG_UNIMPLEMENTED for a data type other than f32.
+ * wrong size.
+ *
+ * Data types and quantisation (oneDNN v3's semantics): src and weights f32,
+ * bf16 or f16 in any mix, or src u8 / s8 with s8 weights; dst f32, bf16,
+ * f16, s32, s8 or u8; bias f32, bf16 or f16. attr may then also hold
+ * scales on LG_ARG_SRC (mask 0), LG_ARG_WEIGHTS (0, or per output channel:
+ * mask 1, with groups 3; OC values in channel order) and LG_ARG_DST (0);
+ * with int8 src, zero points on LG_ARG_SRC and LG_ARG_DST (mask 0, or 2:
+ * one per channel) and LG_ARG_WEIGHTS (0); sums with a type and zero point
+ * (lg_attr_append_sum_dt; one sum at most), eltwise post-ops of any
+ * algorithm and binary post-ops (lg_attr_append_binary). Each output is
+ *     acc = sum over taps of (src - zp_src[ic]) * (wei - zp_wei)
+ *     v   = post_ops(acc * scale_src * scale_wei[oc] + bias[oc])
+ *     dst = v / scale_dst + zp_dst[oc], converted to dst's type (round to
+ *           nearest even; integers saturate)
+ * where taps in the spatial zero padding contribute nothing and a sum adds
+ * beta * (dst_old read as its type - its zero point). int8 sums are exact
+ * (as s32; the f32 value of acc is its nearest float); bf16 / f16 inputs are
+ * widened to f32 exactly and summed in f32 as an f32 conv. These problems
+ * run by conversion: src and weights are converted into f32 buffers
+ * allocated at each execution (LG_OUT_OF_MEMORY if that fails), an f32
+ * conv kernel (impl "conv:<isa>:<path>:cvt" or ":int8") computes acc, and a
+ * scalar epilogue applies the rest (int8 reductions too wide for exact f32
+ * sums run as two f32 convs on src - zp split as 16 * hi + lo, or, wider
+ * still, the scalar reference). Arguments as above plus
+ * LG_ARG_ATTR_SCALES | arg (f32) and LG_ARG_ATTR_ZERO_POINTS | arg (s32) for
+ * each one asked for and LG_ARG_ATTR_POST_OP_SRC1(i) for each binary
+ * post-op. LG_UNIMPLEMENTED for other type combinations or masks, zero
+ * points with f32 / bf16 / f16 src, more than one sum.
  */
 LG_API lg_status lg_conv_create(lg_kernel **k, const lg_conv_params *p, const lg_md *src,
                                 const lg_md *weights, const lg_md *bias, const lg_md *dst,

@@ -134,10 +134,15 @@ bool lgb_attr_build(const lgb_attr_spec *spec, const lg_md *src, const lg_md *ds
             return lgb_skip(res, "attribute not implemented in lgraph",
                             "binary post-op (eltwise and binary kernels only)"),
                    false;
-        /* The algorithms from pow on are eltwise kernels only, not post-ops. */
-        if (p->kind == LGB_POST_ELTWISE && p->alg >= LG_ELTWISE_POW)
-            return lgb_skip(res, "eltwise post-op algorithm not implemented in lgraph",
-                            "post-op %s", lgb_eltwise_alg_name(p->alg)),
+        if (p->kind == LGB_POST_SUM && (p->zp || p->sdt != LG_DT_UNDEF))
+            return lgb_skip(res, "attribute not implemented in lgraph",
+                            "a sum with a zero point or a data type (conv only)"),
+                   false;
+        if (p->kind == LGB_POST_ELTWISE && p->escale != 1.0f)
+            return lgb_skip(res, "attribute not implemented in lgraph", "eltwise post-op scale"),
+                   false;
+        if (p->kind == LGB_POST_ELTWISE && p->alg == LG_ELTWISE_SOFT_RELU && p->alpha == 0)
+            return lgb_skip(res, "invalid case (benchdnn skips it too)", "soft_relu with alpha 0"),
                    false;
         s = p->kind == LGB_POST_SUM ? lg_attr_append_sum(b->attr, p->scale)
                                     : lg_attr_append_eltwise(b->attr, p->alg, p->alpha, p->beta);
@@ -164,10 +169,11 @@ void lgb_attr_free(lgb_attr_bufs *b) {
     memset(b, 0, sizeof *b);
 }
 
-bool lgb_attr_parse(const char *scales, const char *zps, const char *post, lgb_attr_spec *spec,
-                    lgb_result *res) {
+static bool parse_spec(const char *scales, const char *zps, const char *post, bool take_wei,
+                       lgb_attr_spec *spec, lgb_result *res) {
     char err[200];
     memset(spec, 0, sizeof *spec);
+    spec->take_wei = take_wei;
     if (!lgb_parse_scales(scales, spec, err, sizeof err) ||
         !lgb_parse_zero_points(zps, spec, err, sizeof err) ||
         !lgb_parse_post_ops(post, spec, err, sizeof err)) {
@@ -181,6 +187,16 @@ bool lgb_attr_parse(const char *scales, const char *zps, const char *post, lgb_a
         return false;
     }
     return true;
+}
+
+bool lgb_attr_parse(const char *scales, const char *zps, const char *post, lgb_attr_spec *spec,
+                    lgb_result *res) {
+    return parse_spec(scales, zps, post, false, spec, res);
+}
+
+bool lgb_attr_parse_conv(const char *scales, const char *zps, const char *post, lgb_attr_spec *spec,
+                         lgb_result *res) {
+    return parse_spec(scales, zps, post, true, spec, res);
 }
 
 bool lgb_md(lg_md *md, int ndims, const int64_t *dims, lg_dtype dt, const char *tag,

@@ -79,6 +79,9 @@ void lgb_attr_free(lgb_attr_bufs *b);
 /* Parse the three attribute knobs into spec; FAILED into res on error. */
 bool lgb_attr_parse(const char *scales, const char *zps, const char *post, lgb_attr_spec *spec,
                     lgb_result *res);
+/* As lgb_attr_parse, taking conv's weights scales and zero points too. */
+bool lgb_attr_parse_conv(const char *scales, const char *zps, const char *post, lgb_attr_spec *spec,
+                         lgb_result *res);
 
 /* lg_md_init_tag for a knob value (a meta-tag trimmed to ndims first, as
  * lgb_tag_for_rank); FAILED into res with the message. */

@@ -4,6 +4,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+bool lgb_po_src1_md(const lgb_post *p, int i, const lg_md *dst, lg_md *m, lgb_result *res) {
+    int mask;
+    if (!lgb_mask_resolve(p->mask, dst->ndims, &mask))
+        return lgb_skip(res, "invalid case (benchdnn skips it too)",
+                        "post-op %d policy names a dim a %dD tensor lacks", i, dst->ndims),
+               false;
+    int64_t dims[LG_MAX_NDIMS];
+    for (int d = 0; d < dst->ndims; d++) dims[d] = mask & (1 << d) ? dst->dims[d] : 1;
+    return lgb_md(m, dst->ndims, dims, p->dt, p->tag, "post-op src1", res);
+}
+
 bool lgb_po_build(const lgb_attr_spec *spec, const lg_md *dst, bool with_scales, lgb_po_bufs *b,
                   lgb_result *res) {
     memset(b, 0, sizeof *b);
@@ -31,24 +42,24 @@ bool lgb_po_build(const lgb_attr_spec *spec, const lg_md *dst, bool with_scales,
     for (int i = 0; i < spec->npost; i++) {
         const lgb_post *p = &spec->post[i];
         if (p->kind == LGB_POST_SUM) {
+            if (p->zp || p->sdt != LG_DT_UNDEF)
+                return lgb_skip(res, "attribute not implemented in lgraph",
+                                "a sum with a zero point or a data type (conv only)"),
+                       false;
             s = lg_attr_append_sum(b->attr, p->scale);
         } else if (p->kind == LGB_POST_ELTWISE) {
-            /* The algorithms from pow on are eltwise kernels only, not post-ops. */
-            if (p->alg >= LG_ELTWISE_POW)
-                return lgb_skip(res, "eltwise post-op algorithm not implemented in lgraph",
-                                "post-op %s", lgb_eltwise_alg_name(p->alg)),
+            if (p->escale != 1.0f)
+                return lgb_skip(res, "attribute not implemented in lgraph",
+                                "eltwise post-op scale"),
+                       false;
+            if (p->alg == LG_ELTWISE_SOFT_RELU && p->alpha == 0)
+                return lgb_skip(res, "invalid case (benchdnn skips it too)",
+                                "soft_relu with alpha 0"),
                        false;
             s = lg_attr_append_eltwise(b->attr, p->alg, p->alpha, p->beta);
         } else {
-            int mask;
-            if (!lgb_mask_resolve(p->mask, dst->ndims, &mask))
-                return lgb_skip(res, "invalid case (benchdnn skips it too)",
-                                "post-op %d policy names a dim a %dD tensor lacks", i, dst->ndims),
-                       false;
-            int64_t dims[LG_MAX_NDIMS];
-            for (int d = 0; d < dst->ndims; d++) dims[d] = mask & (1 << d) ? dst->dims[d] : 1;
             lg_md m;
-            if (!lgb_md(&m, dst->ndims, dims, p->dt, p->tag, "post-op src1", res)) return false;
+            if (!lgb_po_src1_md(p, i, dst, &m, res)) return false;
             s = lg_attr_append_binary(b->attr, p->balg, &m);
         }
         if (s != LG_OK) return lgb_created(s, "lg_attr_append_*", res);

@@ -248,8 +248,8 @@ static bool parse_float(const char *s, float *v) {
 
 /* ARG:POLICY[:VALUE] entries joined by '+'; is_zp selects integer values;
  * src1 takes "src1:" entries (NULL: none). */
-static bool parse_quant(const char *s, lgb_arg_quant *q, lgb_arg_quant *src1, bool is_zp, char *err,
-                        size_t len) {
+static bool parse_quant(const char *s, lgb_arg_quant *q, lgb_arg_quant *src1, lgb_arg_quant *wei,
+                        bool is_zp, char *err, size_t len) {
     char items[LG_MAX_POST_OPS][64];
     if (!*s) return true;
     int n = split(s, '+', items, LG_MAX_POST_OPS);
@@ -269,8 +269,9 @@ static bool parse_quant(const char *s, lgb_arg_quant *q, lgb_arg_quant *src1, bo
         int arg = !strcmp(f[0], "src") || !strcmp(f[0], "src0") ? 0
                   : !strcmp(f[0], "dst")                        ? 1
                   : src1 && !strcmp(f[0], "src1")               ? 2
+                  : wei && !strcmp(f[0], "wei")                 ? 3
                                                                 : -1;
-        lgb_arg_quant *qa = arg == 2 ? src1 : arg >= 0 ? &q[arg] : NULL;
+        lgb_arg_quant *qa = arg == 3 ? wei : arg == 2 ? src1 : arg >= 0 ? &q[arg] : NULL;
         if (arg < 0 && (!strcmp(f[0], "src1") || !strcmp(f[0], "wei") ||
                         !strncmp(f[0], "attr_post_op", 12) || !strcmp(f[0], "bia"))) {
             snprintf(err, len, "%s'%s': lgraph has no %s on %s", LGB_UNIMPL_MARK, items[i],
@@ -349,8 +350,7 @@ static bool parse_quant(const char *s, lgb_arg_quant *q, lgb_arg_quant *src1, bo
                 return false;
             }
         } else if (is_zp) {
-            snprintf(err, len, "'%s': expected ARG:POLICY:ZERO_POINT", items[i]);
-            return false;
+            v = 1.0f; /* benchdnn's ARG:POLICY without a value: a zero point of 1 */
         }
         qa->set = true;
         qa->mask = mask;
@@ -360,11 +360,12 @@ static bool parse_quant(const char *s, lgb_arg_quant *q, lgb_arg_quant *src1, bo
 }
 
 bool lgb_parse_scales(const char *s, lgb_attr_spec *a, char *err, size_t len) {
-    return parse_quant(s, a->scales, &a->src1_scale, false, err, len);
+    return parse_quant(s, a->scales, &a->src1_scale, a->take_wei ? &a->wei_scale : NULL, false, err,
+                       len);
 }
 
 bool lgb_parse_zero_points(const char *s, lgb_attr_spec *a, char *err, size_t len) {
-    return parse_quant(s, a->zps, NULL, true, err, len);
+    return parse_quant(s, a->zps, NULL, a->take_wei ? &a->wei_zp : NULL, true, err, len);
 }
 
 /* A binary post-op's MASK_INPUT: a policy name or a non-negative integer. */
@@ -454,6 +455,32 @@ bool lgb_parse_post_ops(const char *s, lgb_attr_spec *a, char *err, size_t len) 
         if (strcasecmp(f[0], "sum") && !lgb_parse_eltwise_alg(f[0], &e)) {
             snprintf(err, len, "'%s': unknown post-op '%s'", items[i], f[0]);
             return false;
+        }
+        bool is_sum = !strcasecmp(f[0], "sum");
+        p->sdt = LG_DT_UNDEF;
+        if (is_sum && nf >= 3) { /* sum:SCALE:ZERO_POINT[:DATA_TYPE] */
+            char *ze;
+            long z = strtol(f[2], &ze, 10);
+            if (!f[2][0] || *ze || z < INT32_MIN || z > INT32_MAX) {
+                snprintf(err, len, "'%s': bad zero point '%s'", items[i], f[2]);
+                return false;
+            }
+            p->zp = (int32_t)z;
+            if (nf == 4 && !lgb_parse_dt(f[3], &p->sdt)) {
+                bool oos = lgb_dt_out_of_scope(f[3]);
+                snprintf(err, len, "%s'%s': %s data type '%s'", oos ? LGB_UNIMPL_MARK : "",
+                         items[i], oos ? "lgraph has no sum of" : "unknown", f[3]);
+                return false;
+            }
+            nf = 2;
+        }
+        p->escale = 1.0f;
+        if (!is_sum && nf == 4) { /* ELTWISE:ALPHA:BETA:SCALE */
+            if (!parse_float(f[3], &p->escale)) {
+                snprintf(err, len, "'%s': bad number '%s'", items[i], f[3]);
+                return false;
+            }
+            nf = 3;
         }
         for (int k = 1; k < nf; k++)
             if (!parse_float(f[k], &v[k - 1])) {

@@ -97,7 +97,10 @@ typedef struct lgb_post {
     lgb_post_kind kind;
     lg_eltwise_alg alg;
     float alpha, beta; /* eltwise */
+    float escale;      /* eltwise's SCALE (oneDNN 2.x: dst = SCALE * eltwise); 1 when not given */
     float scale;       /* sum's beta */
+    int32_t zp;        /* sum's zero point (0: none) */
+    lg_dtype sdt;      /* sum's data type (LG_DT_UNDEF: dst's) */
     /* binary: algorithm, src1's type, mask (or an LGB_MASK_* policy) and tag */
     lg_binary_alg balg;
     lg_dtype dt;
@@ -110,6 +113,10 @@ typedef struct lgb_post {
 typedef struct lgb_attr_spec {
     lgb_arg_quant scales[2], zps[2];
     lgb_arg_quant src1_scale; /* binary's src1 ("src1:...") */
+    /* conv's weights scales and zero points ("wei:..."): parsed only when
+     * take_wei is set before the parsers run (else lgraph has none). */
+    bool take_wei;
+    lgb_arg_quant wei_scale, wei_zp;
     int npost;
     lgb_post post[LG_MAX_POST_OPS];
 } lgb_attr_spec;
@@ -124,7 +131,7 @@ bool lgb_parse_scales(const char *s, lgb_attr_spec *a, char *err, size_t len);
 /* --attr-zero-points=ARG:POLICY:ZP[+...]: as scales, ZP an integer. */
 bool lgb_parse_zero_points(const char *s, lgb_attr_spec *a, char *err, size_t len);
 
-/* --attr-post-ops=OP[+OP...]: sum[:BETA], ELTWISE[:ALPHA[:BETA]] with an
+/* --attr-post-ops=OP[+OP...]: sum[:BETA[:ZERO_POINT[:DATA_TYPE]]], ELTWISE[:ALPHA[:BETA]] with an
  * eltwise name as above, or BINARY:DT[:MASK_INPUT[:TAG]] with a binary name
  * (add ... ne), src1's data type, a policy (common, per_oc, per_dim_0, 1,
  * 01, 2, 3, 23, 023, 03, 12, 013, per_tensor, per_mb_spatial, per_spatial,

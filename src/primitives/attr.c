@@ -14,6 +14,7 @@ void lg__attr_init(struct lg_attr *a) {
     a->comp_mask[0] = a->comp_mask[1] = -1;
     a->scale_dt[0] = a->scale_dt[1] = LG_F32;
     a->zp_dt[0] = a->zp_dt[1] = LG_S32;
+    a->scale_mask_wei = a->zp_mask_wei = -1;
 }
 
 lg_status lg_attr_create(lg_attr **attr) {
@@ -33,14 +34,16 @@ void lg_attr_destroy(lg_attr *attr) {
  * 2 for LG_ARG_SRC + 1 (binary's src1; scales only). */
 static lg_status arg_slot(int arg, int mask, const char *where, int *slot) {
     bool scales = !strcmp(where, "lg_attr_set_scales");
-    if (arg != LG_ARG_SRC && arg != LG_ARG_DST && !(scales && arg == LG_ARG_SRC + 1))
+    if (arg != LG_ARG_SRC && arg != LG_ARG_DST && arg != LG_ARG_WEIGHTS &&
+        !(scales && arg == LG_ARG_SRC + 1))
         return lg__error(LG_INVALID_ARGUMENT, where,
-                         "arg %d: only LG_ARG_SRC (1)%s and LG_ARG_DST (17) take it", arg,
-                         scales ? ", LG_ARG_SRC + 1 (2)" : "");
+                         "arg %d: only LG_ARG_SRC (1)%s, LG_ARG_DST (17) and LG_ARG_WEIGHTS (33) "
+                         "take it",
+                         arg, scales ? ", LG_ARG_SRC + 1 (2)" : "");
     if (mask < 0 || mask >= (1 << LG_MAX_NDIMS))
         return lg__error(LG_INVALID_ARGUMENT, where, "mask 0x%x names dims beyond %d", mask,
                          LG_MAX_NDIMS - 1);
-    *slot = arg == LG_ARG_SRC ? 0 : arg == LG_ARG_DST ? 1 : 2;
+    *slot = arg == LG_ARG_SRC ? 0 : arg == LG_ARG_DST ? 1 : arg == LG_ARG_WEIGHTS ? 3 : 2;
     return LG_OK;
 }
 
@@ -50,6 +53,8 @@ lg_status lg_attr_set_scales(lg_attr *attr, int arg, int mask) {
     LG_CHECK(arg_slot(arg, mask, __func__, &slot));
     if (slot == 2) {
         attr->scale_mask_src1 = mask;
+    } else if (slot == 3) {
+        attr->scale_mask_wei = mask;
     } else {
         attr->scale_mask[slot] = mask;
         attr->scale_dt[slot] = LG_F32; /* plain f32, no groups */
@@ -62,9 +67,13 @@ lg_status lg_attr_set_zero_points(lg_attr *attr, int arg, int mask) {
     if (!attr) return LG_ERROR(LG_INVALID_ARGUMENT, "attr is NULL");
     int slot = 0;
     LG_CHECK(arg_slot(arg, mask, __func__, &slot));
-    attr->zp_mask[slot] = mask;
-    attr->zp_dt[slot] = LG_S32; /* plain s32, no groups */
-    attr->zp_gndims[slot] = 0;
+    if (slot == 3) {
+        attr->zp_mask_wei = mask;
+    } else {
+        attr->zp_mask[slot] = mask;
+        attr->zp_dt[slot] = LG_S32; /* plain s32, no groups */
+        attr->zp_gndims[slot] = 0;
+    }
     return LG_OK;
 }
 
@@ -190,8 +199,39 @@ lg_status lg_attr_append_sum(lg_attr *attr, float beta) {
     return LG_OK;
 }
 
+lg_status lg_attr_append_sum_dt(lg_attr *attr, float beta, int32_t zero_point, lg_dtype dt) {
+    if (!isfinite(beta)) return LG_ERROR(LG_INVALID_ARGUMENT, "sum beta %g is not finite", beta);
+    if (dt != LG_DT_UNDEF && !lg_dtype_size(dt))
+        return LG_ERROR(LG_INVALID_ARGUMENT, "dt %d is not an lg_dtype", (int)dt);
+    lg__post_op *op = NULL;
+    LG_CHECK(append(attr, __func__, &op));
+    if (zero_point == 0 && dt == LG_DT_UNDEF) {
+        op->kind = LG_POST_SUM; /* the plain sum every kernel takes */
+    } else {
+        op->kind = LG_POST_SUM_DT;
+        op->alg = (int32_t)dt;
+        op->zp = zero_point;
+    }
+    op->scale = beta;
+    return LG_OK;
+}
+
+lg_status lg__attr_check_conv_only(const struct lg_attr *attr, const char *where) {
+    if (!attr) return LG_OK;
+    if (attr->scale_mask_wei >= 0 || attr->zp_mask_wei >= 0)
+        return lg__error(LG_UNIMPLEMENTED, where, "attr has weights %s: only conv takes them",
+                         attr->scale_mask_wei >= 0 ? "scales" : "zero points");
+    for (int i = 0; i < attr->npost && i < LG_MAX_POST_OPS; i++)
+        if (attr->post[i].kind == LG_POST_SUM_DT)
+            return lg__error(LG_UNIMPLEMENTED, where,
+                             "attr post-op %d is a sum with a zero point or a data type: only "
+                             "conv takes it",
+                             i);
+    return LG_OK;
+}
+
 lg_status lg_attr_append_eltwise(lg_attr *attr, lg_eltwise_alg alg, float alpha, float beta) {
-    if ((int)alg < LG_ELTWISE_RELU || alg > LG_ELTWISE_HARDSIGMOID)
+    if ((int)alg < LG_ELTWISE_RELU || alg > LG_ELTWISE_SOFT_RELU)
         return LG_ERROR(LG_INVALID_ARGUMENT, "unknown eltwise algorithm %d", (int)alg);
     lg__post_op *op = NULL;
     LG_CHECK(append(attr, __func__, &op));
@@ -225,6 +265,7 @@ lg_status lg__attr_check_post_only(const struct lg_attr *attr, const char *kind,
                                    const char *where) {
     if (!attr) return LG_OK;
     LG_CHECK(lg__attr_check_quant_plain(attr, kind, where));
+    LG_CHECK(lg__attr_check_conv_only(attr, where));
     for (int i = 0; i < 2; i++) {
         if (attr->scale_mask[i] >= 0)
             return lg__error(LG_UNIMPLEMENTED, where, "attr has %s scales: f32 %s takes none",

@@ -10,7 +10,10 @@
 typedef enum lg__post_kind {
     LG_POST_SUM = 1,
     LG_POST_ELTWISE = 2,
-    LG_POST_BINARY = 3
+    LG_POST_BINARY = 3,
+    /* A sum with a zero point or a data type (lg_attr_append_sum_dt): conv
+     * only; alg holds the lg_dtype (LG_DT_UNDEF: dst's), zp the zero point. */
+    LG_POST_SUM_DT = 4
 } lg__post_kind;
 
 /* One post-op. Zeroed before filling: it is part of kernel-cache keys. */
@@ -19,6 +22,7 @@ typedef struct lg__post_op {
     int32_t alg; /* lg_eltwise_alg, for eltwise */
     float scale; /* beta of a sum */
     float alpha, beta;
+    int32_t zp; /* a LG_POST_SUM_DT's zero point */
 } lg__post_op;
 
 /* Masks are -1 when not set; index 0 is LG_ARG_SRC, 1 is LG_ARG_DST. */
@@ -40,7 +44,14 @@ struct lg_attr {
     int32_t scale_gndims[2], zp_gndims[2];
     int64_t scale_groups[2][LG_MAX_NDIMS], zp_groups[2][LG_MAX_NDIMS];
     int32_t rounding[2]; /* lg_rounding_mode */
+    /* Conv's weights scales and zero points (LG_ARG_WEIGHTS); -1: not set. */
+    int32_t scale_mask_wei, zp_mask_wei;
 };
+
+/* LG_UNIMPLEMENTED naming `where` when attr (may be NULL) holds what only
+ * lg_conv_create takes: weights scales or zero points, a sum with a zero
+ * point or a data type. For the other kernels' checks. */
+LG_INTERNAL lg_status lg__attr_check_conv_only(const struct lg_attr *attr, const char *where);
 
 /* An attribute with nothing set (what a NULL lg_attr * means). */
 LG_INTERNAL void lg__attr_init(struct lg_attr *a);

@@ -24,6 +24,7 @@ lg_status lg__po_spec_init(lg__po_spec *spec, const struct lg_attr *attr, const 
                            const char *where) {
     memset(spec, 0, sizeof *spec);
     if (!attr) return LG_OK;
+    LG_CHECK(lg__attr_check_conv_only(attr, where));
     if (attr->npost < 0 || attr->npost > LG_MAX_POST_OPS)
         return lg__error(LG_INVALID_ARGUMENT, where, "attr has %d post-ops", attr->npost);
     for (int i = 0; i < attr->npost; i++) {

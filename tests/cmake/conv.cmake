@@ -8,3 +8,10 @@ endif()
 lg_add_test(primitives_conv_pw SOURCES primitives/test_conv_pw.c)
 # the kxk direct and depthwise fast paths (issue 24)
 lg_add_test(primitives_conv_kxk SOURCES primitives/test_conv_kxk.c)
+# bf16 / f16 / int8 conv with scales, zero points, typed sums and post-ops
+# (quant.h) against its reference and an independent model, every ISA cap.
+lg_add_test(primitives_conv_quant SOURCES primitives/test_conv_quant.c)
+if(LG_DNNL_FOUND)
+  # int8 (output scales, zero points) and bf16 conv against oneDNN's
+  lg_add_test(primitives_conv_quant_dnnl DNNL SOURCES primitives/test_conv_quant_dnnl.c)
+endif()

@@ -113,8 +113,13 @@ Test(parse, zero_points) {
     cr_assert(a.zps[1].set && a.zps[1].mask == 0 && a.zps[1].value == 3.0f);
     cr_assert(lgb_parse_zero_points("src:per_dim_1:-2", &a, err, sizeof err), "%s", err);
     cr_assert(a.zps[0].mask == 2 && a.zps[0].value == -2.0f);
-    cr_assert_not(lgb_parse_zero_points("src:common", &a, err, sizeof err));
-    cr_assert(strstr(err, "ZERO_POINT"), "%s", err);
+    cr_assert(lgb_parse_zero_points("src:common", &a, err, sizeof err), "%s", err);
+    cr_assert(a.zps[0].mask == 0 && a.zps[0].value == 1.0f);
+    memset(&a, 0, sizeof a);
+    cr_assert_not(lgb_parse_zero_points("wei:common:2", &a, err, sizeof err));
+    a.take_wei = true;
+    cr_assert(lgb_parse_zero_points("wei:common:2", &a, err, sizeof err), "%s", err);
+    cr_assert(a.wei_zp.set && a.wei_zp.value == 2.0f);
     cr_assert_not(lgb_parse_zero_points("src:common:1.5", &a, err, sizeof err));
     cr_assert(strstr(err, "bad zero point"), "%s", err);
 }
@@ -138,7 +143,14 @@ Test(parse, post_ops) {
               a.post[3].beta == 0.0f);
     cr_assert_not(lgb_parse_post_ops("bogus", &a, err, sizeof err));
     cr_assert(strstr(err, "unknown post-op"), "%s", err);
-    cr_assert_not(lgb_parse_post_ops("sum:1:2", &a, err, sizeof err));
+    cr_assert(lgb_parse_post_ops("sum:1.5:2+relu", &a, err, sizeof err), "%s", err);
+    cr_assert(a.post[0].scale == 1.5f && a.post[0].zp == 2 && a.post[0].sdt == LG_DT_UNDEF);
+    cr_assert(lgb_parse_post_ops("sum:1:0:s8", &a, err, sizeof err), "%s", err);
+    cr_assert(a.post[0].zp == 0 && a.post[0].sdt == LG_S8);
+    cr_assert_not(lgb_parse_post_ops("sum:1:x", &a, err, sizeof err));
+    cr_assert(lgb_parse_post_ops("relu:0:0:2.5", &a, err, sizeof err), "%s", err);
+    cr_assert(a.post[0].escale == 2.5f);
+    cr_assert_not(lgb_parse_post_ops("relu:0:0:x", &a, err, sizeof err));
     cr_assert_not(lgb_parse_post_ops("relu:x", &a, err, sizeof err));
     cr_assert_not(
         lgb_parse_post_ops("relu+relu+relu+relu+relu+relu+relu+relu+relu", &a, err, sizeof err));

@@ -611,12 +611,12 @@ Test(conv, bad_inputs) {
     memset(&x, 0, sizeof x);
     expect_bad(LG_INVALID_ARGUMENT, "not initialised", &p, &x, &w, &b, &d, NULL);
     expect_bad(LG_INVALID_ARGUMENT, "bias md is not initialised", &p, &s, &w, &x, &d, NULL);
-    /* Data types. */
-    lg_md_init_tag(&x, 4, sd, LG_BF16, "nchw");
-    expect_bad(LG_UNIMPLEMENTED, "f32", &p, &x, &w, &b, &d, NULL);
+    /* Data types (the typed path, quant.h, takes bf16 / f16 / int8). */
+    lg_md_init_tag(&x, 4, sd, LG_F8_E4M3, "nchw");
+    expect_bad(LG_UNIMPLEMENTED, "f8_e4m3", &p, &x, &w, &b, &d, NULL);
     lg_md_init_tag(&x, 4, wd, LG_S8, "oihw");
-    expect_bad(LG_UNIMPLEMENTED, "weights data type is s8", &p, &s, &x, &b, &d, NULL);
-    lg_md_init_tag(&x, 1, &oc, LG_F16, "a");
+    expect_bad(LG_UNIMPLEMENTED, "weights s8", &p, &s, &x, &b, &d, NULL);
+    lg_md_init_tag(&x, 1, &oc, LG_S8, "a");
     expect_bad(LG_UNIMPLEMENTED, "bias data type", &p, &s, &w, &x, &d, NULL);
     /* Ranks. */
     lg_md_init_tag(&x, 2, sd, LG_F32, "ab");
@@ -698,8 +698,8 @@ Test(conv, bad_inputs) {
     /* Attributes. */
     lg_attr *a;
     lg_attr_create(&a);
-    lg_attr_set_scales(a, LG_ARG_SRC, 0);
-    expect_bad(LG_UNIMPLEMENTED, "scales", &p, &s, &w, &b, &d, a);
+    lg_attr_set_scales(a, LG_ARG_SRC, 2); /* per-channel src scales */
+    expect_bad(LG_UNIMPLEMENTED, "scale", &p, &s, &w, &b, &d, a);
     lg_attr_destroy(a);
     lg_attr_create(&a);
     lg_attr_set_zero_points(a, LG_ARG_DST, 0);

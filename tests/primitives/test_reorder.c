@@ -261,7 +261,7 @@ Test(reorder, bad_inputs) {
     cr_assert_null(k);
     lg_attr *attr;
     lg_attr_create(&attr);
-    cr_assert_eq(lg_attr_set_scales(attr, LG_ARG_WEIGHTS, 0), LG_INVALID_ARGUMENT);
+    cr_assert_eq(lg_attr_set_scales(attr, LG_ARG_BIAS, 0), LG_INVALID_ARGUMENT);
     cr_assert_eq(lg_attr_set_scales(attr, LG_ARG_SRC, -1), LG_INVALID_ARGUMENT);
     cr_assert_eq(lg_attr_set_scales(NULL, LG_ARG_SRC, 0), LG_INVALID_ARGUMENT);
     cr_assert_eq(lg_attr_set_scales(attr, LG_ARG_SRC, 1 << 4), LG_OK);

@@ -5,6 +5,7 @@
 #include "primitives/conv/conv.h"
 
 #include "primitives/cache.h"
+#include "primitives/conv/quant.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -278,6 +279,10 @@ lg_status lg_conv_create(lg_kernel **k, const lg_conv_params *p, const lg_md *sr
     if (!src) return LG_ERROR(LG_INVALID_ARGUMENT, "src md is NULL");
     if (!weights) return LG_ERROR(LG_INVALID_ARGUMENT, "weights md is NULL");
     if (!dst) return LG_ERROR(LG_INVALID_ARGUMENT, "dst md is NULL");
+    /* Other data types, scales, zero points, typed sums, binary post-ops:
+     * the conversion path (quant.h). */
+    if (lg__convq_wanted(src, weights, bias, dst, attr))
+        return lg__convq_create(k, p, src, weights, bias, dst, attr);
     lg__conv_pd pd;
     LG_CHECK(lg__conv_query(p, src, weights, bias, dst, attr, __func__, &pd));
     return lg__cache_get(LG_KIND_CONV, &pd, sizeof pd, build_conv, k);

@@ -185,6 +185,7 @@ lg_status lg__reorder_query(const lg_md *src, const lg_md *dst, const struct lg_
     struct lg_attr none;
     lg__attr_init(&none);
     const struct lg_attr *a = attr ? attr : &none;
+    LG_CHECK(lg__attr_check_conv_only(a, where));
     pd->src_scale_mask = a->scale_mask[0];
     pd->dst_scale_mask = a->scale_mask[1];
     pd->src_zp_mask = a->zp_mask[0];
