@@ -559,9 +559,24 @@ LG_API lg_status lg_binary_create_select(lg_kernel **k, const lg_md *src0, const
  * pad_r are the zero padding before and after each spatial dim (both
  * explicit, never negative). The output size of each spatial dim is
  *     (I + pad_l + pad_r - ((K - 1) * (dilate + 1) + 1)) / stride + 1. */
+/* Convolution algorithms (oneDNN's convolution_direct / _winograd / _auto).
+ * LG_CONV_WINOGRAD is F(4x4, 3x3) (impl "conv:<isa>:wino4x4"): 2D 3x3
+ * kernels, stride 1, no dilation, groups 1, padding 0 or 1 on each side, src
+ * and dst channel-blocked (nChw8c on AVX2, nChw16c or nChw8c on AVX-512;
+ * "any" resolves to these), any N / H / W; its rounding error relative to
+ * sum |x||w| is larger than the direct path's (within 1e-4 of it for the
+ * channel counts of CNNs: docs/api.md). LG_CONV_AUTO takes Winograd where it
+ * fits and was measured faster, else the direct paths. */
+typedef enum lg_conv_alg {
+    LG_CONV_DIRECT = 0, /* default: the direct paths */
+    LG_CONV_WINOGRAD = 1,
+    LG_CONV_AUTO = 2,
+} lg_conv_alg;
+
 typedef struct lg_conv_params {
     int64_t strides[3], dilates[3], pad_l[3], pad_r[3];
     int64_t groups; /* 1: weights are oihw-shaped; >1: a leading G dim (goihw) */
+    lg_conv_alg alg; /* LG_CONV_DIRECT (0) unless set; see lg_conv_alg */
 } lg_conv_params;
 
 /*
@@ -579,7 +594,12 @@ typedef struct lg_conv_params {
  * LG_ARG_WEIGHTS, LG_ARG_BIAS (when given), LG_ARG_DST (which also holds the
  * sum's input). LG_INVALID_ARGUMENT for mismatched channels, groups not
  * dividing channels, inconsistent output dims, negative padding, a bias of the
- * wrong size; LG_UNIMPLEMENTED for a data type other than f32.
+ * wrong size, an alg outside lg_conv_alg; LG_UNIMPLEMENTED for a data type
+ * other than f32, or LG_CONV_WINOGRAD for a problem it does not cover (the
+ * message says which condition fails). With Winograd the kernel keeps the
+ * transformed weights and a copy of the weights' bytes: an execute whose
+ * weights equal that copy skips the transform (memory: about 5x the
+ * weights' size, plus per-thread scratch).
  */
 LG_API lg_status lg_conv_create(lg_kernel **k, const lg_conv_params *p, const lg_md *src,
                                 const lg_md *weights, const lg_md *bias, const lg_md *dst,
@@ -1138,10 +1158,14 @@ typedef struct lg_compile_options {
        / lg_calibrate); a file that cannot be read or parsed fails the compile with
        LG_INVALID_ARGUMENT (lg_last_error names the file and line). */
     const char *cost_model;
+    /* Issue 24: the algorithm of every conv node whose params leave alg at 0
+       (LG_CONV_DIRECT); default LG_CONV_AUTO (Winograd where measured
+       faster). Nodes asking for LG_CONV_WINOGRAD or LG_CONV_AUTO keep it. */
+    lg_conv_alg conv_alg;
 } lg_compile_options;
 
 /* Fill o with the defaults: OPTIMAL, fuse on, default threads, no pass
- * disabled, no user strategy. */
+ * disabled, no user strategy, conv_alg LG_CONV_AUTO. */
 LG_API void lg_compile_options_init(lg_compile_options *o);
 
 /* Compile g into an immutable plan. o may be NULL (defaults). LG_INVALID_GRAPH

@@ -74,6 +74,7 @@ void lg_compile_options_init(lg_compile_options *o) {
     o->fuse = true;
     o->num_threads = 0;
     o->disable_passes = NULL;
+    o->conv_alg = LG_CONV_AUTO;
 }
 
 /* Mark the passes named in the comma-separated list (from `origin`). */
@@ -112,6 +113,10 @@ static lg_status check_options(const lg_compile_options *o, bool *off) {
         return lg__error(LG_INVALID_ARGUMENT, "lg_graph_compile",
                          "options: num_threads %d is outside 0..%d (LG_MAX_THREADS)",
                          o->num_threads, LG_MAX_THREADS);
+    if (o->conv_alg != LG_CONV_DIRECT && o->conv_alg != LG_CONV_WINOGRAD &&
+        o->conv_alg != LG_CONV_AUTO)
+        return lg__error(LG_INVALID_ARGUMENT, "lg_graph_compile",
+                         "options: conv_alg %d is not an lg_conv_alg", (int)o->conv_alg);
     if (o->disable_passes) LG_CHECK(parse_disabled(o->disable_passes, "disable_passes", off));
     const char *env = getenv("LG_DISABLE_PASSES");
     if (env) LG_CHECK(parse_disabled(env, "LG_DISABLE_PASSES", off));
@@ -141,6 +146,7 @@ lg_status lg_graph_compile(const lg_graph *g, const lg_compile_options *o, lg_pl
     }
     ir.coefs = coefs;
     ir.threads = o->num_threads;
+    ir.conv_alg = o->conv_alg;
     ir.strategy = o->strategy;
     ir.user_strategy = o->strategy_fn;
     ir.user_data = o->strategy_data;
