@@ -2,8 +2,8 @@
  * truth of test_conv_util.h, under every ISA cap the CPU has: seeded random
  * problems (N, IC, OC off the block, H / W leaving partial tiles, padding 0
  * and 1 on each side independently, bias or none, relu, sum, a general
- * chain), nChw8c and nChw16c with weights in the blocked and the plain
- * layout, the padding lanes of dst zero and nothing written outside the
+ * chain), nChw8c, nChw16c and nhwc src / dst in several mixes, weights
+ * blocked, plain or "any", the padding lanes of dst zero and nothing written outside the
  * buffers, the transformed-weights cache refreshed when the weights change,
  * LG_CONV_AUTO's choice, and the errors.
  *
@@ -128,26 +128,35 @@ static void set_epi(cprob *p, int e) {
     }
 }
 
-/* Every ISA cap with a vector unit, nChw8c (and nChw16c on AVX-512) with
- * blocked and plain weights; the impl must be wino4x4. */
+/* Layout variants: src, weights (NULL: any), dst, and the vector length
+ * they need (0: the ISA's). */
+static const struct {
+    const char *s, *w, *d;
+    int vl;
+} variants[] = {
+    {"aBcd8b", "ABcd8b8a", "aBcd8b", 8}, {"aBcd8b", "abcd", "aBcd8b", 8},
+    {"acdb", NULL, "acdb", 0},           {"acdb", "abcd", "aBcd8b", 8},
+    {"aBcd8b", NULL, "acdb", 8},         {"aBcd16b", "ABcd16b16a", "aBcd16b", 16},
+};
+
+/* Every ISA cap with a vector unit, every layout variant it runs; the impl
+ * must be wino4x4 on the ISA the layouts need. */
 static void run_caps(const cprob *p, const char *what, uint64_t seed) {
     lg_rng r = {seed};
     cdata d;
     cp_data(p, &r, &d);
     for (int isa = LG_ISA_AVX2; isa <= (int)lg__cpu_isa_hw(); isa++) {
         lg__cpu_set_isa_cap(isa);
-        for (int v = 0; v < (isa == LG_ISA_AVX512 ? 3 : 2); v++) {
-            wrun w = {v == 2 ? "aBcd16b" : "aBcd8b",
-                      v == 2 ? "ABcd16b16a"
-                      : v    ? "abcd"
-                             : "ABcd8b8a",
-                      v == 2 ? "aBcd16b" : "aBcd8b", LG_CONV_WINOGRAD};
+        for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+            if (variants[v].vl == 16 && isa < LG_ISA_AVX512) continue;
+            wrun w = {variants[v].s, variants[v].w, variants[v].d, LG_CONV_WINOGRAD};
             char msg[256];
-            snprintf(msg, sizeof msg, "%s [%s, wei %s, isa %s]", what, w.stag, w.wtag,
-                     lg__isa_name(lg__cpu_isa()));
+            snprintf(msg, sizeof msg, "%s [src %s, wei %s, dst %s, isa %s]", what, w.stag,
+                     w.wtag ? w.wtag : "any", w.dtag, lg__isa_name(lg__cpu_isa()));
             const char *impl = run(p, &d, &w, msg);
+            bool wide = variants[v].vl == 16 || (variants[v].vl == 0 && isa == LG_ISA_AVX512);
             char want[64];
-            snprintf(want, sizeof want, "conv:%s:wino4x4", v == 2 ? "avx512" : "avx2");
+            snprintf(want, sizeof want, "conv:%s:wino4x4", wide ? "avx512" : "avx2");
             cr_assert_str_eq(impl, want, "%s: impl %s", msg, impl);
         }
     }

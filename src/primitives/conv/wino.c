@@ -21,13 +21,15 @@
 #define T_MIN   12
 #define T_MAX   96
 
-/* Channel-blocked by vl on dim 1, unpadded spatial dims, pixels vl apart. */
-static bool blocked_dense(const lg_md *md, int vl) {
+/* 1: channel-blocked by vl on dim 1 only; 0: channels-last (plain,
+ * channel stride 1); -1: neither (or padded spatial dims). */
+static int act_kind(const lg_md *md, int vl) {
     const __typeof__(md->blocking) *b = &md->blocking;
-    if (md->ndims != 4 || b->inner_nblks != 1 || b->inner_idxs[0] != 1 || b->inner_blks[0] != vl)
-        return false;
-    if (md->padded_dims[2] != md->dims[2] || md->padded_dims[3] != md->dims[3]) return false;
-    return md->dims[3] == 1 || b->strides[3] == vl;
+    if (md->ndims != 4 || md->padded_dims[2] != md->dims[2] || md->padded_dims[3] != md->dims[3])
+        return -1;
+    if (b->inner_nblks == 1 && b->inner_idxs[0] == 1 && b->inner_blks[0] == vl) return 1;
+    if (b->inner_nblks == 0 && (b->strides[1] == 1 || md->dims[1] == 1)) return 0;
+    return -1;
 }
 
 bool lg__conv_wino_fits(const lg__conv_pd *pd, const lg__conv_shape *s, int vl, char *why,
@@ -45,8 +47,9 @@ bool lg__conv_wino_fits(const lg__conv_pd *pd, const lg__conv_shape *s, int vl, 
         no = "the kernel is dilated";
     else if (pd->pad_l[0] > 1 || pd->pad_l[1] > 1 || pd->pad_r[0] > 1 || pd->pad_r[1] > 1)
         no = "padding is larger than 1";
-    else if (!blocked_dense(&pd->src, vl) || !blocked_dense(&pd->dst, vl))
-        no = "src and dst are not both channel-blocked (nChw8c on AVX2, nChw16c on AVX-512)";
+    else if (act_kind(&pd->src, vl) < 0 || act_kind(&pd->dst, vl) < 0)
+        no = "src or dst is neither channel-blocked (nChw8c on AVX2, nChw16c on AVX-512) nor "
+             "channels-last (nhwc)";
     if (no && why) snprintf(why, len, "%s", no);
     return no == NULL;
 }
@@ -65,16 +68,19 @@ lg_status lg__conv_wino_check(const lg__conv_pd *pd, const char *where) {
         return LG_OK;
     return lg__error(LG_UNIMPLEMENTED, where,
                      "alg LG_CONV_WINOGRAD covers 2D 3x3 convolutions with stride 1, no "
-                     "dilation, groups 1, padding 0 or 1, channel-blocked src and dst: %s",
+                     "dilation, groups 1, padding 0 or 1, channel-blocked or channels-last "
+                     "src and dst: %s",
                      why);
 }
 
 bool lg__conv_wino_auto(const lg__conv_shape *s) {
-    /* Measured (docs/performance.md "Winograd 3x3"): Winograd wins where
-     * there are enough tiles to reuse the transformed weights (which are
-     * rewritten on every execute) and enough channels for the products. */
+    /* Measured on ResNet-50's 3x3 layers (docs/performance.md "Winograd
+     * 3x3", one thread): Winograd 1.5-2.6x faster from 16 output tiles of
+     * 4x4 on (256@14x14 at N = 1: 16 tiles, 1.53x), slower on 512@7x7 at
+     * N = 1 (4 tiles: 0.87x, the transformed weights are read for too few
+     * tiles). Fewer than 32 channels were not measured: left direct. */
     int64_t tiles = s->n * ((s->oh + 3) / 4) * ((s->ow + 3) / 4);
-    return s->ic >= 32 && s->oc >= 32 && tiles * 4 >= s->ic && tiles >= 16;
+    return s->ic >= 32 && s->oc >= 32 && tiles >= 16;
 }
 
 void lg__conv_wino_free(lg__conv_wino *w) {
@@ -123,8 +129,12 @@ lg_status lg__conv_wino_plan(const lg__conv_kernel *c, int vl, lg__conv_wino **o
     w->nbmax = vl == 16 ? 4 : 3;
     w->nchunk = (w->nocb + w->nbmax - 1) / w->nbmax;
     const int64_t *ss = pd->src.blocking.strides, *ds = pd->dst.blocking.strides;
-    w->s_n = ss[0], w->s_cb = ss[1], w->s_h = ss[2];
-    w->d_n = ds[0], w->d_cb = ds[1], w->d_h = ds[2];
+    w->src_cl = act_kind(&pd->src, vl) == 0;
+    w->dst_cl = act_kind(&pd->dst, vl) == 0;
+    w->s_n = ss[0], w->s_h = ss[2], w->s_w = ss[3];
+    w->s_cb = w->src_cl ? vl : ss[1];
+    w->d_n = ds[0], w->d_h = ds[2], w->d_w = ds[3];
+    w->d_cb = w->dst_cl ? vl : ds[1];
     /* Tile blocks: V in L2, at least T_MIN tiles (each block reads all of
      * U); then the split between threads. */
     int64_t t0 = V_BYTES / (36 * 4 * w->nicb * vl);

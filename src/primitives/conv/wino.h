@@ -1,8 +1,10 @@
 /* The Winograd convolution path (AVX-512 and AVX2), impl
  * "conv:<isa>:wino4x4": F(4x4, 3x3) for 2D 3x3 kernels, stride 1, no
  * dilation, one group, padding 0 or 1 on each side, f32, src and dst
- * channel-blocked by VL (nChw8c / nChw16c, any N / H / W: tiles past the
- * bottom or right edge are partial).
+ * channel-blocked by VL (nChw8c / nChw16c) or channels-last (nhwc, any
+ * pixel strides; the last partial channel block through masked loads and
+ * stores), any N / H / W (tiles past the bottom or right edge are
+ * partial).
  *
  * Algorithm (Lavin and Gray, "Fast Algorithms for Convolutional Neural
  * Networks", 2016): the output is cut into 4x4 tiles; tile t reads a 6x6
@@ -63,20 +65,21 @@ typedef struct lg__conv_wino {
     const lg__conv_tabs *tabs; /* the weights' offsets (any layout) */
     int vl;
     int epi;
-    int64_t th, tw, ntiles; /* tiles per image: th x tw */
-    int64_t ttot;           /* n x ntiles */
-    int64_t ntb, nog;       /* tile blocks, output channel groups */
-    int64_t tmax;           /* largest tile block */
-    int64_t nitems;         /* ntb x nog, group innermost */
-    int64_t nicb, nocb;     /* channel blocks */
-    int64_t nchunk, nbmax;  /* output chunks of up to nbmax blocks */
-    int64_t s_n, s_cb, s_h; /* src steps (pixel step VL) */
-    int64_t d_n, d_cb, d_h; /* dst steps */
-    float *u;               /* 36 x nocb x (nicb x VL) x VL */
-    void *wcopy;            /* the weights' bytes u was computed from */
-    size_t wbytes;          /* lg_md_size of the weights */
-    int u_valid;            /* u holds the transform of wcopy */
-    float *scr;             /* nthr x scr_stride: V then M */
+    int64_t th, tw, ntiles;      /* tiles per image: th x tw */
+    int64_t ttot;                /* n x ntiles */
+    int64_t ntb, nog;            /* tile blocks, output channel groups */
+    int64_t tmax;                /* largest tile block */
+    int64_t nitems;              /* ntb x nog, group innermost */
+    int64_t nicb, nocb;          /* channel blocks */
+    int64_t nchunk, nbmax;       /* output chunks of up to nbmax blocks */
+    int64_t s_n, s_cb, s_h, s_w; /* src steps (channel block: VL when channels-last) */
+    int64_t d_n, d_cb, d_h, d_w; /* dst steps */
+    int src_cl, dst_cl;          /* channels-last: partial blocks by masked loads / stores */
+    float *u;                    /* 36 x nocb x (nicb x VL) x VL */
+    void *wcopy;                 /* the weights' bytes u was computed from */
+    size_t wbytes;               /* lg_md_size of the weights */
+    int u_valid;                 /* u holds the transform of wcopy */
+    float *scr;                  /* nthr x scr_stride: V then M */
     int64_t scr_stride, v_size;
     int nthr;
     atomic_int busy;

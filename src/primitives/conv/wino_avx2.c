@@ -31,4 +31,11 @@ static inline vec VKEEP(vec v, int n) {
     return _mm256_and_ps(_mm256_castsi256_ps(m), v);
 }
 
+/* Lanes [0, n) only: a masked load (the rest zero) and store. */
+static inline __m256i lanes_(int n) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+#define VLOADN(p, n)     _mm256_maskload_ps(p, lanes_(n))
+#define VSTOREN(p, n, v) _mm256_maskstore_ps(p, lanes_(n), v)
+
 #include "primitives/conv/wino_tpl.h"

@@ -30,4 +30,8 @@ static inline vec VKEEP(vec v, int n) {
     return _mm512_maskz_mov_ps((__mmask16)((1u << n) - 1u), v);
 }
 
+/* Lanes [0, n) only: a masked load (the rest zero) and store. */
+#define VLOADN(p, n)     _mm512_maskz_loadu_ps((__mmask16)((1u << (n)) - 1u), p)
+#define VSTOREN(p, n, v) _mm512_mask_storeu_ps(p, (__mmask16)((1u << (n)) - 1u), v)
+
 #include "primitives/conv/wino_tpl.h"

@@ -2,7 +2,9 @@
  * describes the algorithm). The including file defines VL, vec, WINO_NB
  * (output blocks per chunk), WINO_UR (tiles per register tile), VZERO(),
  * VLOAD(p), VSTORE(p, v), VBCAST(p), VFMA(a, b, c) (a * b + c), VADD,
- * VSUB, VMUL, VSET1(x), VMAX0(v), VKEEP(v, n) (lanes >= n zeroed), ELT_F32
+ * VSUB, VMUL, VSET1(x), VMAX0(v), VKEEP(v, n) (lanes >= n zeroed),
+ * VLOADN(p, n) / VSTOREN(p, n, v) (lanes < n only, the others read as zero /
+ * left untouched), ELT_F32
  * (the ISA's eltwise f32 kernel) and FN(name). */
 #include <stdint.h>
 #include <string.h>
@@ -107,10 +109,13 @@ static void FN(wino_in)(const lg__conv_wino *w, const float *src, int64_t t0, in
             for (int i = 0; i < 6; i++)
                 for (int j = 0; j < 6; j++) {
                     int64_t y = y0 + i, x = x0 + j;
-                    vec e = inside || (y >= 0 && y < s->ih && x >= 0 && x < s->iw)
-                                ? VLOAD(base + y * w->s_h + x * VL)
-                                : VZERO();
-                    d[i * 6 + j] = last ? VKEEP(e, rem) : e;
+                    bool in = inside || (y >= 0 && y < s->ih && x >= 0 && x < s->iw);
+                    const float *q = base + y * w->s_h + x * w->s_w;
+                    vec e = !in         ? VZERO()
+                            : !last     ? VLOAD(q)
+                            : w->src_cl ? VLOADN(q, rem)
+                                        : VKEEP(VLOAD(q), rem);
+                    d[i * 6 + j] = e;
                 }
             for (int j = 0; j < 6; j++) FN(wino_bt)(d + j, 6, tmp + j, 6);
             for (int i = 0; i < 6; i++) FN(wino_bt)(tmp + i * 6, 1, o + i * 6, 1);
@@ -134,7 +139,8 @@ static void FN(wino_out)(const lg__conv_wino *w, const float *m, int64_t mk, int
     for (int i = 0; i < 4; i++) FN(wino_at)(tmp + i * 6, 1, o + i * 4, 1);
     const vec b = VLOAD(bias_blk);
     for (int i = 0; i < 16; i++) o[i] = VADD(o[i], b);
-    float *base = dst + n * w->d_n + ocb * w->d_cb + y0 * w->d_h + x0 * VL;
+    float *base = dst + n * w->d_n + ocb * w->d_cb + y0 * w->d_h + x0 * w->d_w;
+    const int rem = (int)(s->oc - ocb * VL < VL ? s->oc - ocb * VL : VL);
     if (w->epi == LG_WINO_EPI_RELU) {
         for (int i = 0; i < 16; i++) o[i] = VMAX0(o[i]);
     } else if (w->epi == LG_WINO_EPI_GEN) {
@@ -146,7 +152,9 @@ static void FN(wino_out)(const lg__conv_wino *w, const float *m, int64_t mk, int
                 for (int i = 0; i < hy; i++)
                     for (int x = 0; x < hx; x++) {
                         float *bp = buf + (i * 4 + x) * VL;
-                        VSTORE(bp, VADD(VLOAD(bp), VMUL(sc, VLOAD(base + i * w->d_h + x * VL))));
+                        const float *op = base + i * w->d_h + x * w->d_w;
+                        vec old = rem < VL && w->dst_cl ? VLOADN(op, rem) : VLOAD(op);
+                        VSTORE(bp, VADD(VLOAD(bp), VMUL(sc, old)));
                     }
             } else {
                 ELT_F32(&w->epd[q], buf, buf, 16 * VL, false);
@@ -154,11 +162,16 @@ static void FN(wino_out)(const lg__conv_wino *w, const float *m, int64_t mk, int
         }
         for (int i = 0; i < 16; i++) o[i] = VLOAD(buf + i * VL);
     }
-    int rem = (int)(s->oc - ocb * VL);
     for (int i = 0; i < hy; i++)
         for (int x = 0; x < hx; x++) {
             vec e = o[i * 4 + x];
-            VSTORE(base + i * w->d_h + x * VL, rem < VL ? VKEEP(e, rem) : e);
+            float *q = base + i * w->d_h + x * w->d_w;
+            if (rem == VL)
+                VSTORE(q, e);
+            else if (w->dst_cl)
+                VSTOREN(q, rem, e);
+            else
+                VSTORE(q, VKEEP(e, rem));
         }
 }
 
