@@ -554,28 +554,28 @@ LG_API lg_status lg_binary_create_attr(lg_kernel **k, lg_binary_alg alg, const l
 LG_API lg_status lg_binary_create_select(lg_kernel **k, const lg_md *src0, const lg_md *src1,
                                          const lg_md *cond, const lg_md *dst, const lg_attr *attr);
 
-/* Convolution geometry. Entries beyond the spatial rank (src ndims - 2) are
- * ignored. dilates use oneDNN's convention: 0 is a dense kernel. pad_l and
- * pad_r are the zero padding before and after each spatial dim (both
- * explicit, never negative). The output size of each spatial dim is
- *     (I + pad_l + pad_r - ((K - 1) * (dilate + 1) + 1)) / stride + 1. */
 /* Convolution algorithms (oneDNN's convolution_direct / _winograd / _auto).
  * LG_CONV_WINOGRAD is F(4x4, 3x3) (impl "conv:<isa>:wino4x4"): 2D 3x3
  * kernels, stride 1, no dilation, groups 1, padding 0 or 1 on each side, src
  * and dst channel-blocked (nChw8c on AVX2, nChw16c or nChw8c on AVX-512;
- * "any" resolves to these), any N / H / W; its rounding error relative to
- * sum |x||w| is larger than the direct path's (within 1e-4 of it for the
- * channel counts of CNNs: docs/api.md). LG_CONV_AUTO takes Winograd where it
- * fits and was measured faster, else the direct paths. */
+ * "any" resolves to these) or channels-last (nhwc), any N / H / W; its
+ * rounding error relative to sum |x||w| is within 8x the direct path's
+ * bound (docs/api.md). LG_CONV_AUTO takes Winograd where it fits and was
+ * measured faster, else the direct paths. */
 typedef enum lg_conv_alg {
     LG_CONV_DIRECT = 0, /* default: the direct paths */
     LG_CONV_WINOGRAD = 1,
     LG_CONV_AUTO = 2,
 } lg_conv_alg;
 
+/* Convolution geometry. Entries beyond the spatial rank (src ndims - 2) are
+ * ignored. dilates use oneDNN's convention: 0 is a dense kernel. pad_l and
+ * pad_r are the zero padding before and after each spatial dim (both
+ * explicit, never negative). The output size of each spatial dim is
+ *     (I + pad_l + pad_r - ((K - 1) * (dilate + 1) + 1)) / stride + 1. */
 typedef struct lg_conv_params {
     int64_t strides[3], dilates[3], pad_l[3], pad_r[3];
-    int64_t groups; /* 1: weights are oihw-shaped; >1: a leading G dim (goihw) */
+    int64_t groups;  /* 1: weights are oihw-shaped; >1: a leading G dim (goihw) */
     lg_conv_alg alg; /* LG_CONV_DIRECT (0) unless set; see lg_conv_alg */
 } lg_conv_params;
 
