@@ -70,6 +70,12 @@ static const workload workloads[] = {
     {"bnorm+relu 8x256x56x56 nhwc", BNORM, {8, 256, 56, 56}, "nhwc", dnnl_nhwc},
 };
 
+/* bench_alternate_warm with BENCH_WARM=k untimed calls (default 0). */
+static bench_ratio alternate_warm(bench_fn a, void *ca, bench_fn b, void *cb, int pairs) {
+    const char *e = getenv("BENCH_WARM");
+    return bench_alternate_warm(a, ca, b, cb, pairs, e ? atoi(e) : 0);
+}
+
 /* One table row: run both once, compare dst (n floats; relative difference
  * with `floor` added to the denominator), time them alternating, time
  * against a memcpy of mbytes, print. */
@@ -83,11 +89,11 @@ static void report(const char *name, const char *impl, const char *dimpl, bench_
         double e = fabs((double)dst[i] - ddst[i]) / (fabs((double)ddst[i]) + floor);
         diff = e > diff ? e : diff;
     }
-    bench_ratio vs = bench_alternate(lg, lc, dn, dc, pairs);
+    bench_ratio vs = alternate_warm(lg, lc, dn, dc, pairs);
     void *ma = bench_alloc(mbytes), *mb = bench_alloc(mbytes);
     memset(ma, 1, mbytes);
     bench_memcpy_ctx mc = {mb, ma, mbytes};
-    bench_ratio vm = bench_alternate(lg, lc, bench_memcpy, &mc, pairs);
+    bench_ratio vm = alternate_warm(lg, lc, bench_memcpy, &mc, pairs);
     free(ma);
     free(mb);
     printf("| %s | %s | %.4g | %s | %.2fx (%.2f-%.2f) | %.2f | %.1e |\n", name, impl,

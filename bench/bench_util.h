@@ -56,12 +56,19 @@ typedef struct bench_ratio {
     double median, min, max, time_a;
 } bench_ratio;
 
-static inline bench_ratio bench_alternate(bench_fn a, void *ca, bench_fn b, void *cb, int pairs) {
+/* bench_alternate with `warm` untimed calls of each function right before
+ * its timed ones, so each is timed in the cache state it leaves itself,
+ * not the one the other left (a kernel of a few ms runs once a sample:
+ * without this each library is timed right after the other's call). */
+static inline bench_ratio bench_alternate_warm(bench_fn a, void *ca, bench_fn b, void *cb,
+                                               int pairs, int warm) {
     int ra = bench_reps(a, ca), rb = bench_reps(b, cb);
     double *r = malloc(sizeof(double) * (size_t)pairs),
            *ta = malloc(sizeof(double) * (size_t)pairs);
     for (int i = 0; i < pairs; i++) {
+        for (int k = 0; k < warm; k++) a(ca);
         ta[i] = bench_time(a, ca, ra);
+        for (int k = 0; k < warm; k++) b(cb);
         double tb = bench_time(b, cb, rb);
         r[i] = tb / ta[i];
     }
@@ -71,6 +78,10 @@ static inline bench_ratio bench_alternate(bench_fn a, void *ca, bench_fn b, void
     free(r);
     free(ta);
     return out;
+}
+
+static inline bench_ratio bench_alternate(bench_fn a, void *ca, bench_fn b, void *cb, int pairs) {
+    return bench_alternate_warm(a, ca, b, cb, pairs, 0);
 }
 
 /* memcpy of `bytes` split across the OpenMP threads: the practical limit of

@@ -1158,14 +1158,24 @@ typedef struct lg_compile_options {
        / lg_calibrate); a file that cannot be read or parsed fails the compile with
        LG_INVALID_ARGUMENT (lg_last_error names the file and line). */
     const char *cost_model;
+    /* OPTIMAL's tie-break: the plan keeps GREEDY's assignment unless the
+       proven minimum of the model is cheaper than GREEDY's by more than this
+       fraction of GREEDY's modelled cost (the model's own error on whole
+       plans is a few per cent, docs/propagation.md). lg_compile_options_init
+       sets LG_OPTIMAL_MARGIN_DEFAULT; 0: the minimum as it is. Must be in
+       [0, 1) (else LG_INVALID_ARGUMENT). Ignored by the other strategies. */
+    double optimal_margin;
     /* Issue 24: the algorithm of every conv node whose params leave alg at 0
        (LG_CONV_DIRECT); default LG_CONV_AUTO (Winograd where measured
        faster). Nodes asking for LG_CONV_WINOGRAD or LG_CONV_AUTO keep it. */
     lg_conv_alg conv_alg;
 } lg_compile_options;
 
+#define LG_OPTIMAL_MARGIN_DEFAULT 0.03
+
 /* Fill o with the defaults: OPTIMAL, fuse on, default threads, no pass
- * disabled, no user strategy, conv_alg LG_CONV_AUTO. */
+ * disabled, no user strategy, the built-in cost model, an OPTIMAL margin of
+ * LG_OPTIMAL_MARGIN_DEFAULT, conv_alg LG_CONV_AUTO. */
 LG_API void lg_compile_options_init(lg_compile_options *o);
 
 /* Compile g into an immutable plan. o may be NULL (defaults). LG_INVALID_GRAPH
@@ -1180,7 +1190,8 @@ typedef struct lg_plan_stats {
     int steps;             /* kernels run per execute */
     int64_t arena_bytes;   /* intermediate memory after planning */
     double model_cost;     /* total cost of the layout assignment under the cost model, ns */
-    bool exact;            /* the assignment is proven optimal (OPTIMAL without fallback) */
+    bool exact;            /* OPTIMAL without fallback: the model's minimum was proven (it is
+                              model_cost_bound); the plan runs it unless kept_greedy */
     double compile_ms;     /* wall time lg_graph_compile took */
     int fused_steps;       /* steps whose kernel runs fused post-ops (eltwise, sum) */
     /* Pass concat_inplace (memory views): values placed inside another
@@ -1204,6 +1215,10 @@ typedef struct lg_plan_stats {
        ms: the sum of its steps' predictions (model_cost is the same in ns,
        for the layout assignment alone). */
     double model_ms;
+    /* OPTIMAL only: true when the plan kept GREEDY's assignment because the
+       model's minimum (model_cost_bound when exact) saves less than
+       lg_compile_options.optimal_margin of GREEDY's cost (model_cost). */
+    bool kept_greedy;
 } lg_plan_stats;
 
 /* Fill *s with the plan's counters. */

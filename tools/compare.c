@@ -1,5 +1,6 @@
 /* lgraph-run --compare-strategies (run_io.h): one row per strategy (NONE,
- * GREEDY, OPTIMAL) and per optional pass switched off under OPTIMAL, each
+ * GREEDY, OPTIMAL, and OPTIMAL without its margin: "opt_min") and per
+ * optional pass switched off under OPTIMAL, each
  * with the plan's counters, its model cost, the median of K measured runs
  * and whether its outputs agree with the first row's. */
 #include <lgraph_onnx.h>
@@ -13,17 +14,19 @@
 static const struct {
     lg_strategy strategy;
     const char *name, *off; /* off: the pass switched off, or NULL */
+    bool minimum;           /* OPTIMAL with margin 0: the model's minimum as it is */
 } rows[] = {
-    {LG_STRATEGY_NONE, "none", NULL},
-    {LG_STRATEGY_GREEDY, "greedy", NULL},
-    {LG_STRATEGY_OPTIMAL, "optimal", NULL},
-    {LG_STRATEGY_OPTIMAL, "optimal", "eliminate_shuffles"},
-    {LG_STRATEGY_OPTIMAL, "optimal", "fold_batchnorm"},
-    {LG_STRATEGY_OPTIMAL, "optimal", "eliminate_reorders"},
-    {LG_STRATEGY_OPTIMAL, "optimal", "fuse_shuffle_reorder"},
-    {LG_STRATEGY_OPTIMAL, "optimal", "fold_constants"},
-    {LG_STRATEGY_OPTIMAL, "optimal", "fuse"},
-    {LG_STRATEGY_OPTIMAL, "optimal", "plan_memory"},
+    {LG_STRATEGY_NONE, "none", NULL, false},
+    {LG_STRATEGY_GREEDY, "greedy", NULL, false},
+    {LG_STRATEGY_OPTIMAL, "optimal", NULL, false},
+    {LG_STRATEGY_OPTIMAL, "opt_min", NULL, true},
+    {LG_STRATEGY_OPTIMAL, "optimal", "eliminate_shuffles", false},
+    {LG_STRATEGY_OPTIMAL, "optimal", "fold_batchnorm", false},
+    {LG_STRATEGY_OPTIMAL, "optimal", "eliminate_reorders", false},
+    {LG_STRATEGY_OPTIMAL, "optimal", "fuse_shuffle_reorder", false},
+    {LG_STRATEGY_OPTIMAL, "optimal", "fold_constants", false},
+    {LG_STRATEGY_OPTIMAL, "optimal", "fuse", false},
+    {LG_STRATEGY_OPTIMAL, "optimal", "plan_memory", false},
 };
 #define NROWS ((int)(sizeof rows / sizeof rows[0]))
 
@@ -44,6 +47,7 @@ static int run_row(const lg_graph *g, const lg_onnx_io *io, const run_compare *c
     lg_compile_options_init(&o);
     o.strategy = rows[r].strategy;
     o.disable_passes = rows[r].off;
+    if (rows[r].minimum) o.optimal_margin = 0;
     o.num_threads = c->threads;
     lg_plan *plan = NULL;
     if (lg_graph_compile(g, &o, &plan) != LG_OK) {

@@ -20,6 +20,7 @@ static const char usage[] =
     "                  [--input=IN.npy] [--output=OUT.npy] [--compare=REF.npy] [--tol=T]\n"
     "                  [--iters=K] [--warmup=W] [--threads=T] [--dump=PLAN.dot] [--json]\n"
     "                  [--inputs-any] [--seed=S] [--compare-strategies] [--profile]\n"
+    "                  [--optimal-margin=F]\n"
     "                  [--conv-alg=direct|winograd|auto]\n"
     "--conv-alg: the 3x3 conv algorithm (default auto: Winograd where measured faster;\n"
     "winograd: wherever it applies; direct: never).\n"
@@ -33,7 +34,9 @@ static const char usage[] =
     "--profile times every step (median of --iters runs) and prints a table and the time\n"
     "by node kind and layer class, the cost model's prediction beside it (in --json too).\n"
     "--iters=0 loads and compiles only: load and compile ms and the process's CPU time for\n"
-    "both (every thread; LG_PASS_TIMES=1 prints the load's phases and each pass's time).\n";
+    "both (every thread; LG_PASS_TIMES=1 prints the load's phases and each pass's time).\n"
+    "--optimal-margin=F: OPTIMAL keeps GREEDY's plan unless the model's minimum saves more\n"
+    "than F of its cost (default: the library's, LG_OPTIMAL_MARGIN_DEFAULT; 0: the minimum).\n";
 
 typedef struct args {
     const char *model, *input, *output, *compare, *dump, *csv;
@@ -41,7 +44,7 @@ typedef struct args {
     lg_strategy strategy;
     lg_conv_alg conv_alg;
     int iters, warmup, threads;
-    double tol;
+    double tol, margin; /* margin < 0: the library's default */
     bool json, inputs_any, compare_strategies, profile;
     unsigned long long seed;
 } args;
@@ -53,6 +56,7 @@ static int parse_args(int argc, char **argv, args *a) {
                 .iters = 10,
                 .warmup = 2,
                 .tol = 1e-4,
+                .margin = -1,
                 .seed = 1};
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i], *v = strchr(s, '=');
@@ -99,6 +103,12 @@ static int parse_args(int argc, char **argv, args *a) {
             a->warmup = atoi(v);
         } else if (OPT("--threads")) {
             a->threads = atoi(v);
+        } else if (OPT("--optimal-margin")) {
+            char *end;
+            a->margin = strtod(v, &end);
+            if (!*v || *end || !(a->margin >= 0 && a->margin < 1))
+                return fprintf(stderr, "lgraph-run: --optimal-margin takes a number in [0, 1)\n"),
+                       -1;
         } else if (OPT("--seed")) {
             a->seed = strtoull(v, NULL, 10);
         } else if (strcmp(s, "--json") == 0) {
@@ -157,6 +167,7 @@ int main(int argc, char **argv) {
     lg_compile_options_init(&co);
     co.strategy = a.strategy;
     co.num_threads = a.threads;
+    if (a.margin >= 0) co.optimal_margin = a.margin;
     co.conv_alg = a.conv_alg;
     lg_plan *plan;
     lg_status st = lg_graph_compile(g, &co, &plan);
@@ -285,16 +296,16 @@ int main(int argc, char **argv) {
         free(ref.data);
     }
     if (a.json) {
-        printf(
-            "{\"model\": \"%s\", \"batch\": %lld, \"strategy\": \"%s\", \"load_ms\": %.3f, "
-            "\"compile_ms\": %.3f, \"median_ms\": %.4f, \"min_ms\": %.4f, \"max_ms\": %.4f, "
-            "\"iters\": %d, \"runtime_reorders\": %d, \"folded_reorders\": %d, "
-            "\"reorder_bytes\": %lld, \"steps\": %d, \"arena_bytes\": %lld, "
-            "\"model_cost\": %g, \"model_ms\": %.4f, \"exact\": %s, \"load_compile_cpu_ms\": %.3f",
-            a.model, (long long)a.batch, strat[a.strategy], load_ms, ps.compile_ms, med, times[0],
-            times[a.iters - 1], a.iters, ps.runtime_reorders, ps.folded_reorders,
-            (long long)ps.reorder_bytes, ps.steps, (long long)ps.arena_bytes, ps.model_cost,
-            ps.model_ms, ps.exact ? "true" : "false", cpu_ms);
+        printf("{\"model\": \"%s\", \"batch\": %lld, \"strategy\": \"%s\", \"load_ms\": %.3f, "
+               "\"compile_ms\": %.3f, \"median_ms\": %.4f, \"min_ms\": %.4f, \"max_ms\": %.4f, "
+               "\"iters\": %d, \"runtime_reorders\": %d, \"folded_reorders\": %d, "
+               "\"reorder_bytes\": %lld, \"steps\": %d, \"arena_bytes\": %lld, "
+               "\"model_cost\": %g, \"model_ms\": %.4f, \"exact\": %s, \"kept_greedy\": %s, "
+               "\"load_compile_cpu_ms\": %.3f",
+               a.model, (long long)a.batch, strat[a.strategy], load_ms, ps.compile_ms, med,
+               times[0], times[a.iters - 1], a.iters, ps.runtime_reorders, ps.folded_reorders,
+               (long long)ps.reorder_bytes, ps.steps, (long long)ps.arena_bytes, ps.model_cost,
+               ps.model_ms, ps.exact ? "true" : "false", ps.kept_greedy ? "true" : "false", cpu_ms);
         printf(", \"views\": %d, \"copy_steps_removed\": %d, \"copy_bytes_removed\": %lld",
                ps.views, ps.copy_steps_removed, (long long)ps.copy_bytes_removed);
         if (a.compare) printf(", \"max_abs_diff\": %g, \"max_rel_diff\": %g", max_abs, max_rel);
@@ -311,6 +322,10 @@ int main(int argc, char **argv) {
                "%lld bytes, exact %s\n",
                ps.steps, ps.runtime_reorders, (long long)ps.reorder_bytes, ps.folded_reorders,
                (long long)ps.arena_bytes, ps.exact ? "yes" : "no");
+        if (ps.kept_greedy)
+            printf("optimal: kept GREEDY's plan (model cost %.9g); the minimum %.9g saves less "
+                   "than the margin\n",
+                   ps.model_cost, ps.model_cost_bound);
         if (!ps.exact)
             printf("not exact: %s; model cost %.9g, proven minimum >= %.9g (gap %.3g%%)\n",
                    ps.inexact_reason, ps.model_cost, ps.model_cost_bound,

@@ -151,11 +151,14 @@ class Graph:
         _check(lib.lg_graph_add_output(self._g, value.handle, name.encode(), tag.encode()))
         self._outputs = getattr(self, "_outputs", []) + [name]
 
-    def compile(self, strategy="optimal", fuse=True, threads=0, disable_passes=None):
+    def compile(self, strategy="optimal", fuse=True, threads=0, disable_passes=None,
+                optimal_margin=None):
         """Compile into a Plan. strategy: "none", "greedy", "optimal", or a
         Python function f(problem) over a LayoutProblem returning one
         configuration index per problem node (a user strategy; see
-        LayoutProblem); disable_passes: a list of optional pass names to skip.
+        LayoutProblem); disable_passes: a list of optional pass names to skip;
+        optimal_margin: OPTIMAL's tie-break (lg_compile_options.optimal_margin;
+        None: the library's default, 0: the model's minimum as it is).
         An invalid answer raises Error (LG_INVALID_ARGUMENT) naming the node;
         an exception raised by the function is raised again here."""
         o = _lib.CompileOptions()
@@ -169,6 +172,8 @@ class Graph:
         o.num_threads = threads
         passes = ",".join(disable_passes).encode() if disable_passes else None
         o.disable_passes = passes
+        if optimal_margin is not None:
+            o.optimal_margin = optimal_margin
         p = ctypes.c_void_p()
         status = lib.lg_graph_compile(self._g, ctypes.byref(o), ctypes.byref(p))
         if raised:

@@ -80,6 +80,8 @@ typedef struct lg__graph {
     int folded;        /* reorders of constants done at compile time */
     bool exact;        /* the layout assignment is proven optimal */
     bool fuse;         /* the fuse pass will run (the cost model counts fusion) */
+    double optimal_margin; /* lg_compile_options.optimal_margin */
+    bool kept_greedy;      /* OPTIMAL kept GREEDY's assignment (margin not reached) */
     double model_cost; /* cost of the assignment (src/passes/cost_model.h) */
     /* When exact is false: why, and how far above a proven lower bound of
      * the minimum model_cost may be (the solver's cost minus its bound;

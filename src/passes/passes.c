@@ -74,6 +74,7 @@ void lg_compile_options_init(lg_compile_options *o) {
     o->fuse = true;
     o->num_threads = 0;
     o->disable_passes = NULL;
+    o->optimal_margin = LG_OPTIMAL_MARGIN_DEFAULT;
     o->conv_alg = LG_CONV_AUTO;
 }
 
@@ -113,6 +114,9 @@ static lg_status check_options(const lg_compile_options *o, bool *off) {
         return lg__error(LG_INVALID_ARGUMENT, "lg_graph_compile",
                          "options: num_threads %d is outside 0..%d (LG_MAX_THREADS)",
                          o->num_threads, LG_MAX_THREADS);
+    if (!(o->optimal_margin >= 0 && o->optimal_margin < 1)) /* NaN fails too */
+        return lg__error(LG_INVALID_ARGUMENT, "lg_graph_compile",
+                         "options: optimal_margin %g is outside [0, 1)", o->optimal_margin);
     if (o->conv_alg != LG_CONV_DIRECT && o->conv_alg != LG_CONV_WINOGRAD &&
         o->conv_alg != LG_CONV_AUTO)
         return lg__error(LG_INVALID_ARGUMENT, "lg_graph_compile",
@@ -150,6 +154,7 @@ lg_status lg_graph_compile(const lg_graph *g, const lg_compile_options *o, lg_pl
     ir.strategy = o->strategy;
     ir.user_strategy = o->strategy_fn;
     ir.user_data = o->strategy_data;
+    ir.optimal_margin = o->optimal_margin;
     for (int i = 0; i < NPASSES; i++)
         if (strcmp(pipeline[i].name, "fuse") == 0) ir.fuse = !off[i];
     lg_status s = LG_OK;

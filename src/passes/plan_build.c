@@ -250,10 +250,11 @@ static void fill_stats(const lg__graph *ir, lg_plan *p) {
     for (int i = 0; i < p->nsteps; i++) s->model_ms += p->steps[i].model_cost * 1e-6;
     s->exact = ir->exact;
     if (!ir->exact) snprintf(s->inexact_reason, sizeof s->inexact_reason, "%s", ir->inexact);
-    s->model_cost_bound = ir->exact ? ir->model_cost
-                          : ir->cost_gap >= 0 && ir->model_cost > ir->cost_gap
+    s->kept_greedy = ir->kept_greedy;
+    s->model_cost_bound = ir->cost_gap >= 0 && ir->model_cost > ir->cost_gap
                               ? ir->model_cost - ir->cost_gap
-                              : 0;
+                          : ir->exact ? ir->model_cost
+                                      : 0;
     s->views = ir->views;
     s->copy_steps_removed = ir->copy_steps_removed;
     s->copy_bytes_removed = ir->copy_bytes_removed;

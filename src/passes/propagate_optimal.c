@@ -7,7 +7,12 @@
  * which is in the space too). ir->exact is true when the solver proved the
  * minimum; it is false when the space was too large to build (then GREEDY's
  * assignment is used as it is) or the solver needed its local-search
- * fallback (then the result is at most GREEDY's cost). LG_VERBOSE says which. */
+ * fallback (then the result is at most GREEDY's cost). LG_VERBOSE says which.
+ *
+ * The margin (lg_compile_options.optimal_margin): when the minimum saves
+ * less than that fraction of GREEDY's modelled cost, the plan keeps
+ * GREEDY's assignment (ir->kept_greedy): the model's error on a whole plan
+ * is a few per cent, so a smaller predicted saving is as likely a loss. */
 #include "passes/layout_space.h"
 #include "passes/passes.h"
 
@@ -37,9 +42,13 @@ lg_status lg__propagate_optimal(lg__graph *ir) {
         lg__solver_result r = {.choice = choice};
         st = lg__solver_solve(&p, &lim, &r);
         if (st == LG_OK) {
-            lg__layout_space_apply(ir, &s, choice);
+            /* The margin: GREEDY's assignment unless the minimum (or the
+             * fallback's best) is clearly cheaper under the model. */
+            double greedy = lg__solver_cost(&p, s.start);
+            ir->kept_greedy = r.cost > greedy * (1.0 - ir->optimal_margin) && r.cost < greedy;
+            lg__layout_space_apply(ir, &s, ir->kept_greedy ? s.start : choice);
             ir->exact = r.exact;
-            ir->cost_gap = r.cost - r.lower_bound;
+            ir->cost_gap = (ir->kept_greedy ? greedy : r.cost) - r.lower_bound;
             if (!r.exact)
                 snprintf(ir->inexact, sizeof ir->inexact,
                          "solver fallback: %d of %d variables too wide for exact elimination "
@@ -47,8 +56,11 @@ lg_status lg__propagate_optimal(lg__graph *ir) {
                          r.core, p.nvars, (long long)lim.max_table_entries,
                          (long long)lim.max_work);
             if (lg__verbose())
-                lg__verbose_printf("lgraph: optimal: %d variables, cost %.6g, %s (%s)\n", s.nvars,
-                                   r.cost, r.exact ? "exact" : "not proven exact", r.method);
+                lg__verbose_printf("lgraph: optimal: %d variables, cost %.6g, %s (%s); greedy's "
+                                   "%.6g%s\n",
+                                   s.nvars, r.cost, r.exact ? "exact" : "not proven exact",
+                                   r.method, greedy,
+                                   ir->kept_greedy ? ": kept (inside the margin)" : "");
         }
     }
     lg__free(choice);

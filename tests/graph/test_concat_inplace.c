@@ -8,9 +8,10 @@
  * the block's last one), concat inputs that are graph inputs, graph outputs,
  * read by other nodes (one of which could have run in place) or given
  * twice, nested concats, slices as views (of a node result and of a graph
- * input) read by in-place kinds, and batch 2 (no view possible in blocked
- * layouts: the pass must leave the concats alone). Channel counts are
- * multiples of 16, so the views exist with 8- and 16-channel blocks. */
+ * input) read by in-place kinds, batch 2 in plain layouts (the convs'
+ * strided-view dst would be the reference path: the pass leaves those
+ * parts alone), and batches 1, 2, 16 in nChw8c, nChw16c and nhwc with
+ * parts that become strided views (58 + 58 channels among them). */
 #include "graph_ref.h"
 
 static const lg_strategy strategies[] = {LG_STRATEGY_NONE, LG_STRATEGY_GREEDY, LG_STRATEGY_OPTIMAL};
@@ -198,8 +199,10 @@ Test(concat_inplace, dense_block) {
     /* 7 concats of 1..7 sources (the 6-source one a tree of 2 nodes, the
      * 7-source one of 3) and no copies left. */
     cr_expect_eq(removed, 10, "NONE removed %d concat steps", removed);
-    /* Batch 2, plain nchw: a channel range is no dense view of the batch;
-     * only the one-source concat (a copy of f0) becomes f0 itself. */
+    /* Batch 2, plain nchw: a channel range is no dense view of the batch,
+     * and a conv writing a strided plain view runs the reference, which the
+     * pass refuses; only the one-source concat (a copy of f0) becomes f0
+     * itself. */
     dense_block(2, views, &removed);
     cr_expect_eq(views[0], 1);
     cr_expect_eq(removed, 1);
@@ -346,4 +349,121 @@ Test(concat_inplace, unaligned_falls_back) {
     cr_expect_eq(views[0], 2, "NONE: both parts in place");
     t_free(&wa), t_free(&wb), t_free(&at), t_free(&bt), t_free(&ct);
     net_free(&n);
+}
+
+/* Max pooling 3x3, stride 1, padding 1 (the reference of the pool leaf). */
+static tensor ref_maxpool3(const tensor *x) {
+    tensor y = t_new(x->nd, x->dims);
+    const int64_t H = x->dims[2], W = x->dims[3];
+    for (int64_t nc = 0; nc < x->dims[0] * x->dims[1]; nc++)
+        for (int64_t h = 0; h < H; h++)
+            for (int64_t w = 0; w < W; w++) {
+                float m = -INFINITY;
+                for (int64_t i = h - 1; i <= h + 1; i++)
+                    for (int64_t j = w - 1; j <= w + 1; j++)
+                        if (i >= 0 && i < H && j >= 0 && j < W) {
+                            float v = x->d[(nc * H + i) * W + j];
+                            m = v > m ? v : m;
+                        }
+                y.d[(nc * H + h) * W + w] = m;
+            }
+    return y;
+}
+
+/* Batch normalization with relu, the kernel's order (bnorm.h). */
+static tensor ref_bn_relu(const tensor *x, const float *st) {
+    const int64_t C = x->dims[1], S = x->dims[2] * x->dims[3];
+    tensor y = t_new(x->nd, x->dims);
+    for (int64_t i = 0; i < t_count(x); i++) {
+        const int64_t c = i / S % C;
+        float a = st[2 * C + c] / sqrtf(st[C + c] + 1e-5f);
+        float v = (x->d[i] - st[c]) * a;
+        v = v + st[3 * C + c];
+        y.d[i] = v < 0.0f ? 0.0f : v;
+    }
+    return y;
+}
+
+static lg_value add_bn_relu(net *n, lg_value x, int64_t C, lg_rng *r, float *st) {
+    for (int64_t c = 0; c < C; c++) {
+        st[c] = lg_rng_float(r, -1, 1);
+        st[C + c] = lg_rng_float(r, 0.1f, 2);
+        st[2 * C + c] = lg_rng_float(r, -2, 2);
+        st[3 * C + c] = lg_rng_float(r, -1, 1);
+    }
+    int64_t cd[1] = {C};
+    lg_md cm = md_tag(1, cd, "a");
+    lg_value s[4], y;
+    static int count;
+    for (int k = 0; k < 4; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "bn%d_%d", count, k);
+        cr_assert_eq(lg_graph_add_constant(n->g, name, &cm, st + k * C, &s[k]), LG_OK, "%s",
+                     lg_last_error());
+    }
+    count++;
+    cr_assert_eq(lg_graph_add_batchnorm(n->g, x, s[0], s[1], s[2], s[3], 1e-5f, true, &y), LG_OK,
+                 "%s", lg_last_error());
+    return y;
+}
+
+/* Concats at batch 1, 2 and 16 in channel-blocked (8, 16) and channels-last
+ * layouts: x -> maxpool p (16 channels), convs a and b; c = concat(p, a, b)
+ * and its prefix concat(p, a) (DenseNet), each read by a batch
+ * normalization with relu and a conv. At batch > 1 (and in nhwc at any
+ * batch) a part's place is a strided view (a channel range of each image,
+ * the concat's batch stride); 58 + 58 channels (ShuffleNetV2) start off
+ * the block in blocked layouts (copies) but not in nhwc. Outputs
+ * bit-identical with and without the pass and near the references. */
+static void strided_case(int64_t batch, const char *tag, int64_t ca, int64_t cb, int *views) {
+    lg_rng r = {(uint64_t)(batch * 1000 + ca + cb)};
+    net n = {0};
+    cr_assert_eq(lg_graph_create(&n.g), LG_OK);
+    int64_t xd[4] = {batch, 16, 4, 5};
+    n.x[0] = t_rand(4, xd, &r, -1, 1);
+    n.in[0] = "x";
+    n.nin = 1;
+    lg_md xm = md_tag(4, xd, tag);
+    lg_value xv, p;
+    tensor wa, wb, wy, wz;
+    cr_assert_eq(lg_graph_add_input(n.g, "x", &xm, &xv), LG_OK);
+    lg_pool_params pp = {LG_POOL_MAX, {3, 3}, {1, 1}, {0, 0}, {1, 1}, {1, 1}, {0, 0}};
+    cr_assert_eq(lg_graph_add_pool(n.g, xv, &pp, &p), LG_OK, "%s", lg_last_error());
+    lg_value a = add_conv1x1(n.g, xv, 16, ca, &r, &wa), b = add_conv1x1(n.g, xv, 16, cb, &r, &wb);
+    tensor pt = ref_maxpool3(&n.x[0]), at = ref_conv1x1(&n.x[0], &wa),
+           bt = ref_conv1x1(&n.x[0], &wb);
+    lg_value all[3] = {p, a, b};
+    lg_value c = cat(n.g, 3, all), c2 = cat(n.g, 2, all);
+    const int64_t C = 16 + ca + cb, C2 = 16 + ca;
+    float *st = malloc((size_t)C * 16), *st2 = malloc((size_t)C2 * 16);
+    lg_value y = add_conv1x1(n.g, add_bn_relu(&n, c, C, &r, st), C, 16, &r, &wy);
+    lg_value z = add_conv1x1(n.g, add_bn_relu(&n, c2, C2, &r, st2), C2, 8, &r, &wz);
+    const tensor *ts[3] = {&pt, &at, &bt};
+    tensor ct = ref_concat(3, ts), c2t = ref_concat(2, ts);
+    tensor h = ref_bn_relu(&ct, st), h2 = ref_bn_relu(&c2t, st2);
+    add_output(&n, y, "y", "nchw", ref_conv1x1(&h, &wy));
+    add_output(&n, z, "z", "nchw", ref_conv1x1(&h2, &wz));
+    char what[64];
+    snprintf(what, sizeof what, "N=%lld %s %lld+%lld", (long long)batch, tag, (long long)ca,
+             (long long)cb);
+    check(&n, what, views);
+    t_free(&wa), t_free(&wb), t_free(&wy), t_free(&wz), t_free(&pt), t_free(&at), t_free(&bt);
+    t_free(&ct), t_free(&c2t), t_free(&h), t_free(&h2);
+    free(st), free(st2);
+    net_free(&n);
+}
+
+Test(concat_inplace, strided_views_batches_layouts) {
+    static const char *const tags[] = {"nChw8c", "nChw16c", "nhwc"};
+    static const int64_t batches[] = {1, 2, 16};
+    for (int t = 0; t < 3; t++)
+        for (int b = 0; b < 3; b++) {
+            int views[3];
+            /* 16 + 64 + 32: every part starts on a block. */
+            strided_case(batches[b], tags[t], 64, 32, views);
+            /* In place under at least one strategy at every batch. */
+            cr_expect_gt(views[0] + views[1] + views[2], 0, "%s N=%lld: no view", tags[t],
+                         (long long)batches[b]);
+            strided_case(batches[b], tags[t], 58, 58, views);
+        }
 }

@@ -308,3 +308,80 @@ Test(optimal, plans_compute_what_greedy_computes_and_cost_no_more) {
         lg_graph_destroy(G.g);
     }
 }
+
+/* Compile g under st (margin < 0: the default) and return the plan's stats. */
+static lg_plan_stats compile_stats(const lg_graph *g, lg_strategy st, double margin) {
+    lg_compile_options opts;
+    lg_compile_options_init(&opts);
+    opts.strategy = st;
+    if (margin >= 0) opts.optimal_margin = margin;
+    lg_plan *plan;
+    cr_assert_eq(lg_graph_compile(g, &opts, &plan), LG_OK, "%s", lg_last_error());
+    lg_plan_stats s;
+    cr_assert_eq(lg_plan_stats_get(plan, &s), LG_OK);
+    lg_plan_destroy(plan);
+    return s;
+}
+
+/* The margin: OPTIMAL keeps GREEDY's assignment exactly when the proven
+ * minimum (margin 0) saves less than the margin's share of GREEDY's cost,
+ * and then reports the minimum as model_cost_bound. */
+Test(optimal, margin_keeps_greedy_only_when_the_saving_is_inside_it) {
+    lg_rng r = {2024};
+    const double margins[] = {LG_OPTIMAL_MARGIN_DEFAULT, 0.5};
+    int kept = 0, moved = 0;
+    for (int t = 0; t < 60; t++) {
+        gen G;
+        generate(&G, &r, 2 + t % 9);
+        lg_plan_stats sg = compile_stats(G.g, LG_STRATEGY_GREEDY, -1);
+        lg_plan_stats s0 = compile_stats(G.g, LG_STRATEGY_OPTIMAL, 0);
+        cr_assert(s0.exact && !s0.kept_greedy, "graph %d: margin 0", t);
+        double cg = sg.model_cost, c0 = s0.model_cost, tol = 1e-9 * cg;
+        for (int m = 0; m < 2; m++) {
+            lg_plan_stats s = compile_stats(G.g, LG_STRATEGY_OPTIMAL, margins[m]);
+            bool inside = c0 < cg - tol && c0 > cg * (1 - margins[m]) + tol;
+            bool clear = c0 < cg * (1 - margins[m]) - tol;
+            if (inside) {
+                cr_assert(s.kept_greedy, "graph %d margin %g: greedy %g, min %g", t, margins[m], cg,
+                          c0);
+                cr_assert(fabs(s.model_cost - cg) <= tol, "graph %d: %g != greedy %g", t,
+                          s.model_cost, cg);
+                cr_assert(fabs(s.model_cost_bound - c0) <= tol, "graph %d: bound %g != min %g", t,
+                          s.model_cost_bound, c0);
+                cr_assert_eq(s.runtime_reorders, sg.runtime_reorders);
+                kept++;
+            } else if (clear || c0 >= cg - tol) {
+                cr_assert(!s.kept_greedy, "graph %d margin %g: kept greedy", t, margins[m]);
+                cr_assert(fabs(s.model_cost - c0) <= tol, "graph %d: %g != min %g", t, s.model_cost,
+                          c0);
+                moved += clear;
+            }
+        }
+        lg_graph_destroy(G.g);
+    }
+    /* Both sides of the margin occur among these graphs. */
+    cr_assert(kept > 0 && moved > 0, "kept %d, moved %d", kept, moved);
+}
+
+Test(optimal, margin_out_of_range_is_rejected) {
+    lg_graph *g;
+    cr_assert_eq(lg_graph_create(&g), LG_OK);
+    int64_t d[4] = {1, 8, 4, 4};
+    lg_md md;
+    cr_assert_eq(lg_md_init_tag(&md, 4, d, LG_F32, "nchw"), LG_OK);
+    lg_value x, y;
+    cr_assert_eq(lg_graph_add_input(g, "x", &md, &x), LG_OK);
+    cr_assert_eq(lg_graph_add_eltwise(g, x, LG_ELTWISE_RELU, 0, 0, &y), LG_OK);
+    cr_assert_eq(lg_graph_add_output(g, y, "y", "nchw"), LG_OK);
+    const double bad[] = {-0.01, 1.0, NAN};
+    for (int i = 0; i < 3; i++) {
+        lg_compile_options o;
+        lg_compile_options_init(&o);
+        o.optimal_margin = bad[i];
+        lg_plan *p = NULL;
+        cr_assert_eq(lg_graph_compile(g, &o, &p), LG_INVALID_ARGUMENT);
+        cr_assert_null(p);
+        cr_assert(strstr(lg_last_error(), "optimal_margin"), "%s", lg_last_error());
+    }
+    lg_graph_destroy(g);
+}

@@ -129,6 +129,29 @@ Test(bnorm, larger) {
  * not a multiple of the block; and channels last with more channels than
  * one table chunk (1024); tensors of enough planes that rows are whole
  * planes. Bit for bit against the reference. */
+/* Random statistics (mean, variance > 0, scale, shift: C each) into stats,
+ * and the reference's dst for src into want (sz bytes, 0xa5 first). */
+static void stats_and_ref(lg_rng *r, const lg_md *sm, const lg_md *dm, unsigned fl, float *stats,
+                          int64_t C, const void *src, void *want, size_t sz) {
+    for (int64_t c = 0; c < C; c++) {
+        stats[c] = lg_rng_float(r, -2, 2);
+        stats[C + c] = lg_rng_float(r, 0.1f, 4);
+        stats[2 * C + c] = lg_rng_float(r, -3, 3);
+        stats[3 * C + c] = lg_rng_float(r, -1, 1);
+    }
+    lg__bnorm_pd pd;
+    memset(&pd, 0, sizeof pd);
+    pd.src = *sm;
+    pd.dst = *dm;
+    pd.eps = 1e-5f;
+    pd.flags = fl;
+    lg__bnorm_stats st = {stats, stats + C, stats + 2 * C, stats + 3 * C};
+    int64_t *tab = lg__md_has_padding(dm) ? lg__offtab_new(dm, dm->padded_dims, false) : NULL;
+    memset(want, 0xa5, sz);
+    lg__bnorm_ref(&pd, tab, &st, src, want);
+    lg__free(tab);
+}
+
 Test(bnorm, streaming_and_wide_channels) {
     lg_rng r = {0xb42};
     const struct {
@@ -151,22 +174,7 @@ Test(bnorm, streaming_and_wide_channels) {
         float *src = aligned_alloc(64, sz), *want = aligned_alloc(64, sz),
               *got = aligned_alloc(64, sz), *stats = malloc((size_t)C * 16);
         for (size_t i = 0; i < sz / 4; i++) src[i] = lg_rng_float(&r, -6, 6);
-        for (int64_t c = 0; c < C; c++) {
-            stats[c] = lg_rng_float(&r, -2, 2);
-            stats[C + c] = lg_rng_float(&r, 0.1f, 4);
-            stats[2 * C + c] = lg_rng_float(&r, -3, 3);
-            stats[3 * C + c] = lg_rng_float(&r, -1, 1);
-        }
-        lg__bnorm_pd pd;
-        memset(&pd, 0, sizeof pd);
-        pd.src = pd.dst = md;
-        pd.eps = 1e-5f;
-        pd.flags = fl;
-        lg__bnorm_stats st = {stats, stats + C, stats + 2 * C, stats + 3 * C};
-        int64_t *tab = lg__md_has_padding(&md) ? lg__offtab_new(&md, md.padded_dims, false) : NULL;
-        memset(want, 0xa5, sz);
-        lg__bnorm_ref(&pd, tab, &st, src, want);
-        lg__free(tab);
+        stats_and_ref(&r, &md, &md, fl, stats, C, src, want, sz);
         for (int isa = 0; isa <= (int)lg__cpu_isa_hw(); isa++) {
             lg__cpu_set_isa_cap(isa);
             lg_kernel *k;
@@ -243,4 +251,60 @@ Test(bnorm, bad_input) {
     lg_md any;
     lg_md_init_tag(&any, 4, dims, LG_F32, "any");
     bad(LG_INVALID_ARGUMENT, &any, NULL, 1e-5f, 0, "'any'");
+}
+
+/* src and dst views (lg_md_submemory) of bigger buffers, as the graph gives
+ * a batch normalization reading a concat's channel range at N > 1 (the
+ * view's batch stride is the concat's): the fast path for every family,
+ * bit for bit against the reference over the whole dst buffer (outside the
+ * view untouched, the view's padding lanes zero). */
+Test(bnorm, views_of_bigger_buffers) {
+    lg_rng r = {0xb43};
+    const struct {
+        const char *tag;
+        int64_t n, hw, sc, s0, dc, d0, c; /* parents' channels, view offsets, view channels */
+    } cases[] = {{"nChw8c", 3, 5, 21, 8, 29, 16, 13}, {"nChw8c", 10, 4, 72, 16, 64, 8, 56},
+                 {"nChw8c", 2, 3, 24, 8, 16, 0, 16},  {"nChw16c", 2, 5, 37, 16, 21, 0, 21},
+                 {"nhwc", 3, 5, 20, 5, 17, 3, 11},    {"nhwc", 16, 7, 116, 58, 58, 0, 58},
+                 {"nchw", 3, 6, 20, 5, 17, 3, 11},    {"nChw8c", 2, 3, 16, 8, 8, 0, 8}};
+    const unsigned fl = LG_BNORM_USE_SCALE | LG_BNORM_USE_SHIFT | LG_BNORM_FUSE_RELU;
+    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+        const int64_t N = cases[t].n, HW = cases[t].hw, C = cases[t].c;
+        int64_t pdims[4] = {N, cases[t].sc, HW, HW + 1}, qdims[4] = {N, cases[t].dc, HW, HW + 1};
+        int64_t vdims[4] = {N, C, HW, HW + 1}, so[4] = {0, cases[t].s0, 0, 0},
+                doff[4] = {0, cases[t].d0, 0, 0};
+        lg_md pm, qm, sv, dv;
+        cr_assert_eq(lg_md_init_tag(&pm, 4, pdims, LG_F32, cases[t].tag), LG_OK);
+        cr_assert_eq(lg_md_init_tag(&qm, 4, qdims, LG_F32, cases[t].tag), LG_OK);
+        cr_assert_eq(lg_md_submemory(&pm, vdims, so, &sv), LG_OK, "%s", lg_last_error());
+        cr_assert_eq(lg_md_submemory(&qm, vdims, doff, &dv), LG_OK, "%s", lg_last_error());
+        size_t ssz = lg_md_size(&pm), dsz = lg_md_size(&qm);
+        float *src = malloc(ssz), *want = malloc(dsz), *got = malloc(dsz),
+              *stats = malloc((size_t)C * 16);
+        for (size_t i = 0; i < ssz / 4; i++) src[i] = lg_rng_float(&r, -6, 6);
+        stats_and_ref(&r, &sv, &dv, fl, stats, C, src, want, dsz);
+        for (int isa = 0; isa <= (int)lg__cpu_isa_hw(); isa++) {
+            lg__cpu_set_isa_cap(isa);
+            lg_kernel *k;
+            cr_assert_eq(lg_bnorm_create(&k, &sv, &dv, 1e-5f, fl), LG_OK, "%s", lg_last_error());
+            if (isa > 0)
+                cr_assert(!strstr(lg_kernel_impl(k), "ref"), "case %zu: %s", t, lg_kernel_impl(k));
+            lg_arg a[6] = {{LG_ARG_SRC, src},
+                           {LG_ARG_DST, got},
+                           {LG_ARG_MEAN, stats},
+                           {LG_ARG_VARIANCE, stats + C},
+                           {LG_ARG_SCALE, stats + 2 * C},
+                           {LG_ARG_SHIFT, stats + 3 * C}};
+            memset(got, 0xa5, dsz);
+            cr_assert_eq(lg_kernel_execute(k, 6, a), LG_OK, "%s", lg_last_error());
+            cr_assert(memcmp(got, want, dsz) == 0, "case %zu %s isa %d (%s) differs", t,
+                      cases[t].tag, isa, lg_kernel_impl(k));
+            lg_kernel_destroy(k);
+        }
+        lg__cpu_set_isa_cap(-1);
+        free(src);
+        free(want);
+        free(got);
+        free(stats);
+    }
 }

@@ -3,8 +3,10 @@
  *
  * Paths (impl "bnorm:<isa>:<path>"): "inner" (channels last, or blocked on
  * C: channel vectors) and "plain" (vectors along w), rows (n, channel
- * block, d, h) split across the OpenMP threads; "bnorm:ref" for the scalar
- * cap, other layouts, and src / dst of different mds. */
+ * block, d, h) split across the OpenMP threads; src and dst may be
+ * different views of one layout family (a concat's channel range, its
+ * batch stride the concat's). "bnorm:ref" for the scalar cap, other
+ * layouts, and src / dst of different layout families. */
 #include "primitives/bnorm/bnorm.h"
 
 #include "primitives/cache.h"
@@ -80,18 +82,24 @@ static lg_status build_bnorm(const void *problem, lg_kernel **out) {
     b->job.pd = &b->pd;
     b->n = lg__md_nelems_padded(&pd->src);
     lg__chview_init(&pd->src, &b->job.v);
+    lg__chview_init(&pd->dst, &b->job.dv);
     /* Rows of whole h x w planes where h continues w densely (aBcd8b, nchw)
-     * and enough planes remain for the threads: one loop over the plane,
-     * not one row per h (an aBcd8b row at 56 x 56 is only 56 vectors). */
-    lg__chview *v = &b->job.v;
+     * in src and dst and enough planes remain for the threads: one loop
+     * over the plane, not one row per h (an aBcd8b row at 56 x 56 is only
+     * 56 vectors). */
+    lg__chview *v = &b->job.v, *u = &b->job.dv;
     if (v->kind != LG_CH_OTHER && v->ss[1] == v->sp[2] * v->ss[2] &&
-        v->n * v->ncb * v->sp[0] >= 64) {
+        u->ss[1] == u->sp[2] * u->ss[2] && v->n * v->ncb * v->sp[0] >= 64) {
         v->sp[2] *= v->sp[1];
         v->sp[1] = 1;
+        u->sp[2] *= u->sp[1];
+        u->sp[1] = 1;
     }
     lg__isa isa = lg__cpu_isa();
-    bool fast =
-        isa != LG_ISA_SCALAR && lg_md_equal(&pd->src, &pd->dst) && b->job.v.kind != LG_CH_OTHER;
+    bool geom = v->kind != LG_CH_OTHER && v->kind == u->kind && v->run == u->run && v->c == u->c &&
+                v->n == u->n && v->ncb == u->ncb;
+    for (int i = 0; i < 3; i++) geom = geom && v->sp[i] == u->sp[i];
+    bool fast = isa != LG_ISA_SCALAR && geom;
     if (fast) {
         b->rows = isa == LG_ISA_AVX512 ? lg__bnorm_rows_avx512 : lg__bnorm_rows_avx2;
         snprintf(k->impl, sizeof k->impl, "bnorm:%s:%s", lg__isa_name(isa),

@@ -30,10 +30,12 @@ LG_INTERNAL void lg__bnorm_ref(const lg__bnorm_pd *pd, const int64_t *padtab,
                                const lg__bnorm_stats *st, const void *src, void *dst);
 
 /* One fast call: rows [r0, r1) of (n, channel block, d, h) for channel-inner
- * views, of (n, c, d, h) for plain ones, each a run of w points. */
+ * views, of (n, c, d, h) for plain ones, each a run of w points. src and
+ * dst may be different views (lg_md_submemory) of one layout family. */
 typedef struct lg__bnorm_job {
     const lg__bnorm_pd *pd;
-    lg__chview v; /* src's and dst's (equal mds) */
+    lg__chview v;  /* src's */
+    lg__chview dv; /* dst's: the same kind, sizes and run as v; strides may differ (views) */
 } lg__bnorm_job;
 
 static inline int64_t lg__bnorm_rows(const lg__bnorm_job *j) {
