@@ -634,6 +634,20 @@ LG_API lg_status lg_binary_create_attr(lg_kernel **k, lg_binary_alg alg, const l
 LG_API lg_status lg_binary_create_select(lg_kernel **k, const lg_md *src0, const lg_md *src1,
                                          const lg_md *cond, const lg_md *dst, const lg_attr *attr);
 
+/* Convolution algorithms (oneDNN's convolution_direct / _winograd / _auto).
+ * LG_CONV_WINOGRAD is F(4x4, 3x3) (impl "conv:<isa>:wino4x4"): 2D 3x3
+ * kernels, stride 1, no dilation, groups 1, padding 0 or 1 on each side, src
+ * and dst channel-blocked (nChw8c on AVX2, nChw16c or nChw8c on AVX-512;
+ * "any" resolves to these) or channels-last (nhwc), any N / H / W; its
+ * rounding error relative to sum |x||w| is within 8x the direct path's
+ * bound (docs/api.md). LG_CONV_AUTO takes Winograd where it fits and was
+ * measured faster, else the direct paths. */
+typedef enum lg_conv_alg {
+    LG_CONV_DIRECT = 0, /* default: the direct paths */
+    LG_CONV_WINOGRAD = 1,
+    LG_CONV_AUTO = 2,
+} lg_conv_alg;
+
 /* Convolution geometry. Entries beyond the spatial rank (src ndims - 2) are
  * ignored. dilates use oneDNN's convention: 0 is a dense kernel. pad_l and
  * pad_r are the zero padding before and after each spatial dim (both
@@ -641,7 +655,8 @@ LG_API lg_status lg_binary_create_select(lg_kernel **k, const lg_md *src0, const
  *     (I + pad_l + pad_r - ((K - 1) * (dilate + 1) + 1)) / stride + 1. */
 typedef struct lg_conv_params {
     int64_t strides[3], dilates[3], pad_l[3], pad_r[3];
-    int64_t groups; /* 1: weights are oihw-shaped; >1: a leading G dim (goihw) */
+    int64_t groups;  /* 1: weights are oihw-shaped; >1: a leading G dim (goihw) */
+    lg_conv_alg alg; /* LG_CONV_DIRECT (0) unless set; see lg_conv_alg */
 } lg_conv_params;
 
 /*
@@ -659,7 +674,12 @@ typedef struct lg_conv_params {
  * LG_ARG_WEIGHTS, LG_ARG_BIAS (when given), LG_ARG_DST (which also holds the
  * sum's input). LG_INVALID_ARGUMENT for mismatched channels, groups not
  * dividing channels, inconsistent output dims, negative padding, a bias of the
- * wrong size.
+ * wrong size, an alg outside lg_conv_alg; LG_UNIMPLEMENTED for
+ * LG_CONV_WINOGRAD on a problem it does not cover (the message says which
+ * condition fails; Winograd is f32 only). With Winograd the kernel keeps the
+ * transformed weights and a copy of the weights' bytes: an execute whose
+ * weights equal that copy skips the transform (memory: about 5x the
+ * weights' size, plus per-thread scratch).
  *
  * Data types and quantisation (oneDNN v3's semantics): src and weights f32,
  * bf16 or f16 in any mix, or src u8 / s8 with s8 weights; dst f32, bf16,
@@ -1253,13 +1273,17 @@ typedef struct lg_compile_options {
        sets LG_OPTIMAL_MARGIN_DEFAULT; 0: the minimum as it is. Must be in
        [0, 1) (else LG_INVALID_ARGUMENT). Ignored by the other strategies. */
     double optimal_margin;
+    /* Issue 24: the algorithm of every conv node whose params leave alg at 0
+       (LG_CONV_DIRECT); default LG_CONV_AUTO (Winograd where measured
+       faster). Nodes asking for LG_CONV_WINOGRAD or LG_CONV_AUTO keep it. */
+    lg_conv_alg conv_alg;
 } lg_compile_options;
 
 #define LG_OPTIMAL_MARGIN_DEFAULT 0.03
 
 /* Fill o with the defaults: OPTIMAL, fuse on, default threads, no pass
  * disabled, no user strategy, the built-in cost model, an OPTIMAL margin of
- * LG_OPTIMAL_MARGIN_DEFAULT. */
+ * LG_OPTIMAL_MARGIN_DEFAULT, conv_alg LG_CONV_AUTO. */
 LG_API void lg_compile_options_init(lg_compile_options *o);
 
 /* Compile g into an immutable plan. o may be NULL (defaults). LG_INVALID_GRAPH

@@ -21,6 +21,9 @@ static const char usage[] =
     "                  [--iters=K] [--warmup=W] [--threads=T] [--dump=PLAN.dot] [--json]\n"
     "                  [--inputs-any] [--seed=S] [--compare-strategies] [--profile]\n"
     "                  [--optimal-margin=F]\n"
+    "                  [--conv-alg=direct|winograd|auto]\n"
+    "--conv-alg: the 3x3 conv algorithm (default auto: Winograd where measured faster;\n"
+    "winograd: wherever it applies; direct: never).\n"
     "Without --input, every input gets seeded uniform random data in [-1, 1).\n"
     "--compare fails (exit 1) when max |out - ref| > T * max |ref| (T default 1e-4).\n"
     "--compare-strategies: a row per strategy and per optional pass switched off (runtime\n"
@@ -39,6 +42,7 @@ typedef struct args {
     const char *model, *input, *output, *compare, *dump, *csv;
     int64_t batch;
     lg_strategy strategy;
+    lg_conv_alg conv_alg;
     int iters, warmup, threads;
     double tol, margin; /* margin < 0: the library's default */
     bool json, inputs_any, compare_strategies, profile;
@@ -48,6 +52,7 @@ typedef struct args {
 static int parse_args(int argc, char **argv, args *a) {
     *a = (args){.batch = 1,
                 .strategy = LG_STRATEGY_OPTIMAL,
+                .conv_alg = LG_CONV_AUTO,
                 .iters = 10,
                 .warmup = 2,
                 .tol = 1e-4,
@@ -71,6 +76,15 @@ static int parse_args(int argc, char **argv, args *a) {
                 a->strategy = LG_STRATEGY_OPTIMAL;
             else
                 return fprintf(stderr, "lgraph-run: unknown strategy '%s'\n", v), -1;
+        } else if (OPT("--conv-alg")) {
+            if (strcmp(v, "direct") == 0)
+                a->conv_alg = LG_CONV_DIRECT;
+            else if (strcmp(v, "winograd") == 0)
+                a->conv_alg = LG_CONV_WINOGRAD;
+            else if (strcmp(v, "auto") == 0)
+                a->conv_alg = LG_CONV_AUTO;
+            else
+                return fprintf(stderr, "lgraph-run: unknown conv algorithm '%s'\n", v), -1;
         } else if (OPT("--input")) {
             a->input = v;
         } else if (OPT("--output")) {
@@ -154,6 +168,7 @@ int main(int argc, char **argv) {
     co.strategy = a.strategy;
     co.num_threads = a.threads;
     if (a.margin >= 0) co.optimal_margin = a.margin;
+    co.conv_alg = a.conv_alg;
     lg_plan *plan;
     lg_status st = lg_graph_compile(g, &co, &plan);
     lg_graph_destroy(g);

@@ -30,7 +30,7 @@ class Md(ctypes.Structure):
 class ConvParams(ctypes.Structure):
     _fields_ = [("strides", ctypes.c_int64 * 3), ("dilates", ctypes.c_int64 * 3),
                 ("pad_l", ctypes.c_int64 * 3), ("pad_r", ctypes.c_int64 * 3),
-                ("groups", ctypes.c_int64)]
+                ("groups", ctypes.c_int64), ("alg", ctypes.c_int)]
 
 
 # lg_strategy_fn: lg_status (*)(lg_layout_problem *p, void *user_data)
@@ -41,7 +41,8 @@ class CompileOptions(ctypes.Structure):
     _fields_ = [("strategy", ctypes.c_int), ("fuse", ctypes.c_bool),
                 ("num_threads", ctypes.c_int), ("disable_passes", ctypes.c_char_p),
                 ("strategy_fn", STRATEGY_FN), ("strategy_data", ctypes.c_void_p),
-                ("cost_model", ctypes.c_char_p), ("optimal_margin", ctypes.c_double)]
+                ("cost_model", ctypes.c_char_p), ("optimal_margin", ctypes.c_double),
+                ("conv_alg", ctypes.c_int)]
 
 
 class PlanStats(ctypes.Structure):

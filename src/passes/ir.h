@@ -90,6 +90,7 @@ typedef struct lg__graph {
     double cost_gap;
     const struct lg__cost_coefs *coefs; /* the cost model's table; NULL: the default */
     int threads; /* the plan's threads (0: OpenMP's default), for the model's speedups */
+    lg_conv_alg conv_alg; /* lg_compile_options.conv_alg (issue 24) */
     int64_t arena_bytes;
     /* Pass concat_inplace: values placed inside another's buffer, concat
      * and slice steps it removed (net of the copies it added) and the bytes

@@ -75,6 +75,7 @@ void lg_compile_options_init(lg_compile_options *o) {
     o->num_threads = 0;
     o->disable_passes = NULL;
     o->optimal_margin = LG_OPTIMAL_MARGIN_DEFAULT;
+    o->conv_alg = LG_CONV_AUTO;
 }
 
 /* Mark the passes named in the comma-separated list (from `origin`). */
@@ -116,6 +117,10 @@ static lg_status check_options(const lg_compile_options *o, bool *off) {
     if (!(o->optimal_margin >= 0 && o->optimal_margin < 1)) /* NaN fails too */
         return lg__error(LG_INVALID_ARGUMENT, "lg_graph_compile",
                          "options: optimal_margin %g is outside [0, 1)", o->optimal_margin);
+    if (o->conv_alg != LG_CONV_DIRECT && o->conv_alg != LG_CONV_WINOGRAD &&
+        o->conv_alg != LG_CONV_AUTO)
+        return lg__error(LG_INVALID_ARGUMENT, "lg_graph_compile",
+                         "options: conv_alg %d is not an lg_conv_alg", (int)o->conv_alg);
     if (o->disable_passes) LG_CHECK(parse_disabled(o->disable_passes, "disable_passes", off));
     const char *env = getenv("LG_DISABLE_PASSES");
     if (env) LG_CHECK(parse_disabled(env, "LG_DISABLE_PASSES", off));
@@ -145,6 +150,7 @@ lg_status lg_graph_compile(const lg_graph *g, const lg_compile_options *o, lg_pl
     }
     ir.coefs = coefs;
     ir.threads = o->num_threads;
+    ir.conv_alg = o->conv_alg;
     ir.strategy = o->strategy;
     ir.user_strategy = o->strategy_fn;
     ir.user_data = o->strategy_data;

@@ -6,6 +6,7 @@
 
 #include "primitives/cache.h"
 #include "primitives/conv/quant.h"
+#include "primitives/conv/wino.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -237,6 +238,10 @@ lg_status lg__conv_query(const lg_conv_params *p, const lg_md *src, const lg_md 
     if (bias) LG_CHECK(check_md(bias, "bias", where));
     LG_CHECK(check_shapes(p, src, weights, bias, dst, where));
     LG_CHECK(lg__attr_check_post_only(attr, "conv", where));
+    if (p->alg != LG_CONV_DIRECT && p->alg != LG_CONV_WINOGRAD && p->alg != LG_CONV_AUTO)
+        return CONV_ERR(LG_INVALID_ARGUMENT,
+                        "params alg %d is not an lg_conv_alg (0 direct, 1 winograd, 2 auto)",
+                        (int)p->alg);
 
     lg__conv_pd pd;
     memset(&pd, 0, sizeof pd);
@@ -267,6 +272,8 @@ lg_status lg__conv_query(const lg_conv_params *p, const lg_md *src, const lg_md 
         LG_CHECK(resolve(bias, "a", &pd.bias));
     }
     lg__attr_copy_post(attr, &pd.npost, pd.post);
+    pd.alg = (int32_t)p->alg;
+    LG_CHECK(lg__conv_wino_check(&pd, where));
     *out = pd;
     return LG_OK;
 }

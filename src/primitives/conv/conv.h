@@ -39,7 +39,7 @@ typedef struct lg__conv_pd {
     int64_t groups;
     int64_t strides[3], dilates[3], pad_l[3], pad_r[3];
     int32_t npost;
-    int32_t pad_;
+    int32_t alg; /* lg_conv_alg */
     lg__post_op post[LG_MAX_POST_OPS];
 } lg__conv_pd;
 
@@ -73,6 +73,8 @@ LG_INTERNAL double lg__conv_flops(const lg_md *src, const lg_md *wei, const lg_m
 
 /* The path lg_conv_create would run for these concrete mds (no post-ops):
  * "pw", "dw", "1x1", "direct", "ref" or "empty" (the last part of the impl
+ * name; Winograd is asked as its direct fallback and priced as "direct":
+ * the cost model is not recalibrated for it)
  * name "conv:<isa>:<path>"), asked of lg__conv_plan on a kernel that is
  * never created or cached (cost.c); "ref" if the problem is invalid or
  * memory runs out. The cost model prices each path by its own coefficients. */

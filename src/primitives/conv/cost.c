@@ -76,6 +76,7 @@ const char *lg__conv_path(const lg_conv_params *p, const lg_md *src, const lg_md
     lg__conv_kernel c;
     memset(&c, 0, sizeof c);
     if (lg__conv_query(p, src, wei, bias, dst, NULL, NULL, &c.pd) != LG_OK) return "ref";
+    c.pd.alg = LG_CONV_DIRECT; /* Winograd is priced as its direct fallback (no plan built) */
     uint64_t h = hash_pd(&c.pd);
     int slot = (int)(h % PATH_MEMO);
     if (memo[slot].path && memo[slot].hash == h && memcmp(&memo[slot].pd, &c.pd, sizeof c.pd) == 0)

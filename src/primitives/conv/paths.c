@@ -3,6 +3,9 @@
  * Paths, tried in order (impl "conv:<isa>:<path>"):
  *  - pw: pointwise (1x1, unpadded, one group) on channel-blocked or
  *    channels-last activations (pw.h);
+ *  - wino4x4: Winograd F(4x4, 3x3) (wino.h) when params alg asks for it
+ *    (LG_CONV_WINOGRAD, or LG_CONV_AUTO where lg__conv_wino_auto says it
+ *    wins);
  *  - dw: depthwise on channel-blocked activations (dw.h);
  *  - 1x1 / direct: the register-blocked direct convolution (direct.h), "1x1"
  *    when it walks an image's pixels as one row;
@@ -15,11 +18,12 @@
 
 #include "primitives/conv/direct.h"
 #include "primitives/conv/pw.h"
+#include "primitives/conv/wino.h"
 
 #include <omp.h>
 #include <stdio.h>
 
-enum { PATH_REF, PATH_DIRECT, PATH_EMPTY, PATH_PW };
+enum { PATH_REF, PATH_DIRECT, PATH_EMPTY, PATH_PW, PATH_WINO };
 
 /* Multiply-adds from which all threads run. */
 #define PAR_MACS 32768
@@ -49,6 +53,16 @@ lg_status lg__conv_plan(lg__conv_kernel *c) {
             return LG_OK;
         }
         if (pw_oom) return LG_OUT_OF_MEMORY;
+        if ((c->pd.alg == LG_CONV_WINOGRAD ||
+             (c->pd.alg == LG_CONV_AUTO && lg__conv_wino_auto(&c->s))) &&
+            lg__conv_wino_fits(&c->pd, &c->s, vl, NULL, 0)) {
+            lg__conv_wino *w = NULL;
+            if (lg__conv_wino_plan(c, vl, &w) != LG_OK) return LG_OUT_OF_MEMORY;
+            c->plan = w;
+            c->path = PATH_WINO;
+            snprintf(c->impl, sizeof c->impl, "conv:%s:wino4x4", vl == 16 ? "avx512" : "avx2");
+            return LG_OK;
+        }
         for (int dw = 1; dw >= 0; dw--) {
             lg__conv_direct *d = NULL;
             bool oom = false;
@@ -77,6 +91,11 @@ lg_status lg__conv_plan(lg__conv_kernel *c) {
 }
 
 void lg__conv_plan_free(lg__conv_kernel *c) {
+    if (c->path == PATH_WINO) {
+        lg__conv_wino_free(c->plan);
+        c->plan = NULL;
+        return;
+    }
     if (c->path == PATH_PW) {
         lg__conv_pw_free(c->plan);
         c->plan = NULL;
@@ -136,6 +155,9 @@ lg_status lg__conv_run(const lg__conv_kernel *c, const float *src, const float *
         }
         return LG_OK;
     }
+    case PATH_WINO:
+        lg__conv_wino_run(c->plan, src, wei, bias, dst);
+        return LG_OK;
     case PATH_EMPTY:
         return LG_OK;
     default:

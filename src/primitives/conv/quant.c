@@ -152,6 +152,9 @@ lg_status lg__convq_query(const lg_conv_params *p, const lg_md *src, const lg_md
     memset(&q, 0, sizeof q);
     bool int8 = false;
     LG_CHECK(check_types(src, weights, bias, dst, where, &int8));
+    if (p && p->alg == LG_CONV_WINOGRAD) /* exact int8 sums need the direct algorithm */
+        return CQ_ERR(LG_UNIMPLEMENTED, "params alg winograd: Winograd convs are f32 only (this "
+                                        "conv has other types or quantisation attributes)");
     /* Shapes, geometry and "any" as the f32 problem has them. */
     lg_md sf = as_f32(src), wf = as_f32(weights), df = as_f32(dst), bf;
     if (bias) bf = as_f32(bias);
