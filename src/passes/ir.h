@@ -77,19 +77,19 @@ typedef struct lg__graph {
     lg_strategy strategy;
     lg_strategy_fn user_strategy; /* non-NULL: used instead of `strategy` */
     void *user_data;
-    int folded;        /* reorders of constants done at compile time */
-    bool exact;        /* the layout assignment is proven optimal */
-    bool fuse;         /* the fuse pass will run (the cost model counts fusion) */
+    int folded;            /* reorders of constants done at compile time */
+    bool exact;            /* the layout assignment is proven optimal */
+    bool fuse;             /* the fuse pass will run (the cost model counts fusion) */
     double optimal_margin; /* lg_compile_options.optimal_margin */
     bool kept_greedy;      /* OPTIMAL kept GREEDY's assignment (margin not reached) */
-    double model_cost; /* cost of the assignment (src/passes/cost_model.h) */
+    double model_cost;     /* cost of the assignment (src/passes/cost_model.h) */
     /* When exact is false: why, and how far above a proven lower bound of
      * the minimum model_cost may be (the solver's cost minus its bound;
      * negative: no bound known). */
     char inexact[160];
     double cost_gap;
     const struct lg__cost_coefs *coefs; /* the cost model's table; NULL: the default */
-    int threads; /* the plan's threads (0: OpenMP's default), for the model's speedups */
+    int threads;          /* the plan's threads (0: OpenMP's default), for the model's speedups */
     lg_conv_alg conv_alg; /* lg_compile_options.conv_alg (issue 24) */
     int64_t arena_bytes;
     /* Pass concat_inplace: values placed inside another's buffer, concat
