@@ -464,7 +464,7 @@ Test(conv_quant, int8_full_range) {
 /* A case computed by hand: 1x1 conv, u8 src with zero point, s8 weights,
  * scales, bias, sum with a zero point, u8 dst. */
 Test(conv_quant, hand) {
-    lg_conv_params p = {{1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 1};
+    lg_conv_params p = {{1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 1, LG_CONV_DIRECT};
     int64_t sd[4] = {1, 2, 1, 1}, wd[4] = {1, 2, 1, 1}, dd[4] = {1, 1, 1, 1}, bd = 1;
     lg_md s, w, b, d;
     lg_md_init_tag(&s, 4, sd, LG_U8, "nchw");
@@ -504,7 +504,7 @@ Test(conv_quant, hand) {
 
 /* bf16 in, bf16 out, by hand: 1.5 * 2 + 0.25 * 4 = 4. */
 Test(conv_quant, hand_bf16) {
-    lg_conv_params p = {{1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 1};
+    lg_conv_params p = {{1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 1, LG_CONV_DIRECT};
     int64_t sd[3] = {1, 2, 1}, wd[3] = {1, 2, 1}, dd[3] = {1, 1, 1};
     lg_md s, w, d;
     lg_md_init_tag(&s, 3, sd, LG_BF16, "abc");
@@ -521,7 +521,7 @@ Test(conv_quant, hand_bf16) {
 }
 
 Test(conv_quant, refusals) {
-    lg_conv_params p = {{1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 1};
+    lg_conv_params p = {{1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 1, LG_CONV_DIRECT};
     int64_t sd[4] = {1, 4, 3, 3}, wd[4] = {4, 4, 1, 1};
     lg_md s, w, d, sf;
     lg_md_init_tag(&s, 4, sd, LG_U8, "nchw");

@@ -122,7 +122,7 @@ static bool one(lg_dtype sdt, lg_dtype wdt, lg_dtype ddt, bool per_oc, bool zps,
     cr_assert_eq(lg_md_init_tag(&s, 4, sd, sdt, "abcd"), LG_OK);
     cr_assert_eq(lg_md_init_tag(&w, wn, wdp, wdt, g > 1 ? "abcde" : "abcd"), LG_OK);
     cr_assert_eq(lg_md_init_tag(&d, 4, dd, ddt, "abcd"), LG_OK);
-    lg_conv_params p = {{sh, sw}, {0, 0}, {ph, pw}, {ph, pw}, g};
+    lg_conv_params p = {{sh, sw}, {0, 0}, {ph, pw}, {ph, pw}, g, LG_CONV_DIRECT};
     lg_attr *la;
     cr_assert_eq(lg_attr_create(&la), LG_OK);
     if (i8)
