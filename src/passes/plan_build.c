@@ -137,6 +137,11 @@ static int tensor_of(const lg__graph *ir, lg_plan *p, int *tid, lg_value v) {
 static lg_status bind_slots(lg_plan *p, lg__step *st, const lg__graph *ir, const lg_value *in,
                             const int *args, int nin, lg_value out) {
     const lg_kernel *k = st->kernel;
+    if (k->nslots > LG_KERNEL_MAX_ARGS)
+        return lg__error(LG_UNIMPLEMENTED, where,
+                         "step %d (%s) takes %d arguments: a plan step "
+                         "holds %d at most",
+                         p->nsteps, k->impl, k->nslots, LG_KERNEL_MAX_ARGS);
     st->nbufs = k->nslots;
     for (int j = 0; j < k->nslots; j++) {
         int arg = k->slots[j].arg;

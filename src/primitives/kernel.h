@@ -14,8 +14,12 @@ typedef enum lg__kind {
 } lg__kind;
 
 /* Most execution arguments a kernel of a fixed arity takes (the slots
- * lg__kernel_new gives, and what a plan step holds). */
-#define LG_KERNEL_MAX_ARGS 8
+ * lg__kernel_new gives, and what a plan step holds): a reorder has 9 (src,
+ * dst, scales and zero points of both, two compensations, the rounding
+ * seed). Kinds with more (a concat's sources, a typed conv's binary
+ * post-ops) size their slots with lg__kernel_new_slots; a plan refuses a
+ * step whose kernel has more than this (plan_build.c). */
+#define LG_KERNEL_MAX_ARGS 16
 
 /* Most execution arguments any kernel takes: a concat's sources
  * (LG_CONCAT_MAX_SRCS) and its dst. lg_kernel_execute binds this many at

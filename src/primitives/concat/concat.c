@@ -124,7 +124,7 @@ static void run_rows(const cc_data *c, void *const *bufs) {
 static void run_views(const cc_data *c, void *const *bufs) {
     const lg__cc_pd *pd = c->pd;
     for (int p = 0; p < pd->n; p++) {
-        const lg_kernel *k = c->views[p];
+        const lg_kernel *k = c->views[p]; /* a reorder: nslots <= LG_KERNEL_MAX_ARGS */
         void *kb[LG_KERNEL_MAX_ARGS] = {NULL};
         for (int s = 0; s < k->nslots; s++)
             if (k->slots[s].arg == LG_ARG_SRC)
