@@ -45,9 +45,13 @@ Test(cost_model, calibrate_round_trip, .timeout = 300) {
     cr_assert_eq(lg__cost_coefs_load(path, "test", &a), LG_OK, "%s", lg_last_error());
     cr_expect_gt(a.n, 20, "%d entries", a.n);
     cr_expect_eq(a.threads, 1);
-    /* Calibrated on one thread, the 2-thread speedups were measured. */
-    cr_expect(a.speedup2_compute >= 0.5 && a.speedup2_compute <= 2, "%g", a.speedup2_compute);
-    cr_expect(a.speedup2_memory >= 0.5 && a.speedup2_memory <= 2, "%g", a.speedup2_memory);
+    /* Calibrated on one thread, the 2-thread speedups were measured: within
+     * [0.5, 2], or 0 when no 2-thread run beat one thread (a loaded machine:
+     * the model then assumes no speedup). */
+    cr_expect(a.speedup2_compute == 0 || (a.speedup2_compute >= 0.5 && a.speedup2_compute <= 2),
+              "%g", a.speedup2_compute);
+    cr_expect(a.speedup2_memory == 0 || (a.speedup2_memory >= 0.5 && a.speedup2_memory <= 2), "%g",
+              a.speedup2_memory);
     /* Every kind the quick run times has its entry, and the catch-all. */
     static const char *const want[] = {"conv:conv1x1.pw:b8:f32",
                                        "conv:conv1x1.ref:plain:f32",
