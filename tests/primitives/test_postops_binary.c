@@ -492,10 +492,10 @@ Test(postops_binary, eltwise_hand_values) {
             for (int w = 0; w < 3; w++)
                 cr_assert_eq(dst[lg_md_offset(&md, (int64_t[4]){0, c, 0, w})], want[c * 3 + w],
                              "%s c %d w %d", lay[l], c, w);
-        if (l == 1)
-            for (int c = 2; c < 8; c++)
-                cr_assert_eq(dst[lg_md_offset(&md, (int64_t[4]){0, c, 0, 0})], 0.0f, "padding c %d",
-                             c);
+        if (l == 1) /* nChw8c on 1x2x1x3: element (0, c, 0, w) at w * 8 + c */
+            for (int w = 0; w < 3; w++)
+                for (int c = 2; c < 8; c++)
+                    cr_assert_eq(dst[w * 8 + c], 0.0f, "padding c %d w %d", c, w);
         /* A missing post-op argument is an error naming it. */
         cr_assert_eq(lg_kernel_execute(k, 3, args), LG_INVALID_ARGUMENT);
         cr_assert(strstr(lg_last_error(), "32770"), "%s", lg_last_error());
