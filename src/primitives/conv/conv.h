@@ -157,4 +157,15 @@ LG_INTERNAL void lg__conv_plan_free(lg__conv_kernel *c);
 LG_INTERNAL lg_status lg__conv_run(const lg__conv_kernel *c, const float *src, const float *wei,
                                    const float *bias, float *dst);
 
+/* Per-step state for a plan whose step reads constant weights wei (from
+ * the tensor's start; NULL: the weights are not constant): the Winograd
+ * path's transformed weights, else *state NULL. LG_OUT_OF_MEMORY (no
+ * message) on failure; free *state with lg__free. */
+LG_INTERNAL lg_status lg__conv_prepare(const lg__conv_kernel *c, const float *wei, void **state);
+
+/* lg__conv_run with the state lg__conv_prepare made for these weights. */
+LG_INTERNAL lg_status lg__conv_run_prepared(const lg__conv_kernel *c, const float *src,
+                                            const float *wei, const float *bias, float *dst,
+                                            const void *state);
+
 #endif /* LG_PRIMITIVES_CONV_H */
