@@ -475,7 +475,7 @@ static bool runs_ref(const shape *sh, int64_t h, int src, int dst) {
 /* Shapes (group gi of make_cases: 1x1, kxk, depthwise; index i) also
  * measured at N = 16 and full size: ResNet-50's 56x56 1x1 pair, MobileNet
  * v2's small-channel 1x1 at 112 and 56, the 3x3 convs Winograd runs at
- * N = 16 (64@56, 512@7), depthwise at 56 (stride 2 and 1) and 112. */
+ * N = 16 (64@56, 128@28, 512@7), depthwise at 56 (stride 2 and 1) and 112. */
 static bool batched_full(int gi, int i) {
     static const int pick[3][4] = {{2, 3, 20, 22}, {0, 3, 1, -1}, {1, 8, 7, -1}};
     for (int k = 0; k < 4; k++)
