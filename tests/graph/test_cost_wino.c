@@ -55,7 +55,7 @@ static const char *path_of(int64_t n, int64_t c, int64_t oc, int64_t h, int64_t 
 }
 
 /* The path named agrees with the kernel's impl (lg_conv_create) and with
- * the rule of LG_CONV_AUTO: >= 32 channels in and out, >= 16 tiles of 4x4,
+ * the rule of LG_CONV_AUTO: >= 32 channels in and out, >= 8 tiles of 4x4,
  * one group, stride 1, blocked or channels-last activations. */
 Test(cost_wino, path_is_the_kernels) {
     if (lg__cpu_isa() < LG_ISA_AVX2) cr_skip_test("no AVX2: no Winograd path");
