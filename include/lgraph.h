@@ -480,6 +480,33 @@ LG_API lg_status lg_attr_append_eltwise(lg_attr *attr, lg_eltwise_alg alg, float
  */
 LG_API lg_status lg_attr_append_binary(lg_attr *attr, lg_binary_alg alg, const lg_md *src1);
 
+/* Execution argument of the weights of the prelu post-op at position `i`
+ * (0-based) of the chain, as oneDNN's DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) |
+ * DNNL_ARG_WEIGHTS. */
+#define LG_ARG_ATTR_POST_OP_WEIGHTS(i)                                                             \
+    (LG_ARG_ATTR_MULTIPLE_POST_OP_BASE * ((i) + 1) | LG_ARG_WEIGHTS)
+
+/*
+ * Append a prelu post-op (oneDNN's append_prelu): the result so far r
+ * becomes r > 0 ? r : w[i'] * r, in f32, where w are the post-op's weights
+ * and i' is the result's logical index with 0 on every dim whose bit is
+ * clear in mask. The weights are f32, dense, with dst's ndims and, on dim d,
+ * dst's extent where bit d of mask is set and 1 elsewhere, in oneDNN's plain
+ * layout for them: a, ab, acb, acdb, acdeb (channels last) by ndims: mask 0 is one value for the whole tensor, 2 one per channel
+ * (oneDNN's per_oc), all bits one value per element. lg_kernel_query_md(k,
+ * LG_ARG_ATTR_POST_OP_WEIGHTS(i), ...) gives that md; the data is passed at
+ * execution as argument LG_ARG_ATTR_POST_OP_WEIGHTS(i), i being the post-op's
+ * position in the chain (a missing buffer: LG_INVALID_ARGUMENT at execute).
+ * Taken wherever binary post-ops are: lg_eltwise_create_attr,
+ * lg_binary_create_attr and lg_conv_create (which runs it, as a binary
+ * post-op, on its conversion path with a scalar epilogue); the other
+ * kernels refuse it (LG_UNIMPLEMENTED naming prelu). A mask naming a dim
+ * dst lacks is LG_INVALID_ARGUMENT when the kernel is created.
+ * LG_INVALID_ARGUMENT here for a NULL attr, a mask outside
+ * [0, 2^LG_MAX_NDIMS) or a full chain.
+ */
+LG_API lg_status lg_attr_append_prelu(lg_attr *attr, int mask);
+
 /* ------------------------------------------------------------------------ */
 /* Kernels (primitives)                                                     */
 /* ------------------------------------------------------------------------ */

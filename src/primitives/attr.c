@@ -261,6 +261,18 @@ lg_status lg_attr_append_binary(lg_attr *attr, lg_binary_alg alg, const lg_md *s
     return LG_OK;
 }
 
+lg_status lg_attr_append_prelu(lg_attr *attr, int mask) {
+    if (!attr) return LG_ERROR(LG_INVALID_ARGUMENT, "attr is NULL");
+    if (mask < 0 || mask >= (1 << LG_MAX_NDIMS))
+        return LG_ERROR(LG_INVALID_ARGUMENT, "mask 0x%x: a prelu mask has bits 0..%d only", mask,
+                        LG_MAX_NDIMS - 1);
+    lg__post_op *op = NULL;
+    LG_CHECK(append(attr, __func__, &op));
+    op->kind = LG_POST_PRELU;
+    op->alg = mask;
+    return LG_OK;
+}
+
 lg_status lg__attr_check_post_only(const struct lg_attr *attr, const char *kind,
                                    const char *where) {
     if (!attr) return LG_OK;
@@ -285,6 +297,12 @@ lg_status lg__attr_check_post_only(const struct lg_attr *attr, const char *kind,
         if (attr->post[i].kind == LG_POST_BINARY)
             return lg__error(LG_UNIMPLEMENTED, where,
                              "attr post-op %d is a binary post-op: %s takes sum and eltwise "
+                             "post-ops only",
+                             i, kind);
+    for (int i = 0; i < attr->npost; i++)
+        if (attr->post[i].kind == LG_POST_PRELU)
+            return lg__error(LG_UNIMPLEMENTED, where,
+                             "attr post-op %d is a prelu post-op: %s takes sum and eltwise "
                              "post-ops only",
                              i, kind);
     for (int i = 0; i < attr->npost; i++)
