@@ -18,7 +18,11 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 dir=${BUILD_DIR:-build-tsan}
 
-# CTest name : Criterion filter. Add a concurrency test here (one line).
+# CTest name : Criterion filter. Add a concurrency test here (one line);
+# a test that sets its own OpenMP thread count (omp_set_num_threads) is
+# marked "omp:" and runs in the Archer pass only: under the first pass
+# libomp's uninstrumented internals would be reported (a mutex libomp
+# initialises on one of its threads and locks on another, seen in CI).
 tests=(
   "reliability_cache_concurrency:*/*"
   "reliability_plan_concurrency:*/*"
@@ -26,7 +30,7 @@ tests=(
   "primitives_cache:*/*"
   "common_status:status/last_error_is_per_thread"
   "primitives_reorder_fast:reorder_fast/plan_shared_by_threads"
-  "primitives_reorder_fast:reorder_fast/larger_threaded"
+  "omp:primitives_reorder_fast:reorder_fast/larger_threaded"
   "primitives_shuffle:shuffle/one_kernel_many_threads"
   "primitives_shuffle:shuffle/large_problems_threads_and_streaming"
 )
@@ -37,16 +41,20 @@ CC=clang cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Tsan -DCMAKE_C_FLAGS_TSAN="-O1 
   -DCMAKE_C_FLAGS="-fsanitize=thread -fno-omit-frame-pointer -I$PWD/tests/reliability/tsan" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" >/dev/null
 targets=()
-for t in "${tests[@]}"; do targets+=("${t%%:*}"); done
+for t in "${tests[@]}"; do t=${t#omp:}; targets+=("${t%%:*}"); done
 mapfile -t targets < <(printf '%s\n' "${targets[@]}" | sort -u)
 cmake --build "$dir" -j"$(nproc)" --target "${targets[@]}" >/dev/null
 
 archer=$(clang -print-resource-dir)/../../libarcher.so
 [ -f "$archer" ] || archer=$(ls /usr/lib/llvm-*/lib/libarcher.so 2>/dev/null | head -n 1)
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
-run() { # pass-name env... -- test:filter
-  local pass=$1; shift
+run() { # pass-name omp-tests(0|1) env...
+  local pass=$1 with_omp=$2; shift 2
   for t in "${tests[@]}"; do
+    if [[ $t == omp:* ]]; then
+      [ "$with_omp" = 1 ] || { echo "tsan: $pass: ${t#omp:} left to the Archer pass"; continue; }
+      t=${t#omp:}
+    fi
     local start; start=$(date +%s)
     env "$@" "$dir/tests/${t%%:*}" --jobs 1 --filter "${t#*:}" > "$dir/tsan.log" 2>&1 || {
       cat "$dir/tsan.log"; echo "tsan: $pass: ${t} FAILED"; exit 1; }
@@ -54,11 +62,11 @@ run() { # pass-name env... -- test:filter
     echo "tsan: $pass: $t clean ($(( $(date +%s) - start )) s)"
   done
 }
-run "1 OpenMP thread" OMP_NUM_THREADS=1
+run "1 OpenMP thread" 0 OMP_NUM_THREADS=1
 if [ -f "$archer" ]; then
   # As Archer asks: libomp's own (uninstrumented) internals are not checked;
   # every access from lgraph and the tests still is.
-  run "2 OpenMP threads + Archer" OMP_NUM_THREADS=2 OMP_TOOL_LIBRARIES="$archer" \
+  run "2 OpenMP threads + Archer" 1 OMP_NUM_THREADS=2 OMP_TOOL_LIBRARIES="$archer" \
     TSAN_OPTIONS="$TSAN_OPTIONS ignore_noninstrumented_modules=1"
 else
   echo "tsan: libarcher.so not found (libomp-dev); the OpenMP pass is skipped"

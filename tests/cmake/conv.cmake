@@ -15,5 +15,8 @@ if(LG_DNNL_FOUND)
   # int8 (output scales, zero points) and bf16 conv against oneDNN's
   lg_add_test(primitives_conv_quant_dnnl DNNL SOURCES primitives/test_conv_quant_dnnl.c)
 endif()
+# one typed conv kernel executed by four threads at once (its creation-time
+# scratch and the fallback when taken), every result against the reference
+lg_add_test(primitives_conv_quant_threads SOURCES primitives/test_conv_quant_threads.c)
 # Winograd F(4x4, 3x3) against the truth under every ISA cap (issue 24)
 lg_add_test(primitives_conv_wino SOURCES primitives/test_conv_wino.c)

@@ -1,12 +1,10 @@
 /* The direct convolution's tile kernels, written once for both vector ISAs
  * (direct.h describes the algorithm). Included by direct_avx512.c and
- * direct_avx2.c after they define:
- *   VL, vec, vmask, URMAX1..URMAX4 (pixels per tile for 1..4 blocks),
- *   VZERO(), VLOAD(p), VSTORE(p, v), VBCAST(p), VFMA(a, b, c), VADD(a, b),
- *   VMUL(a, b), VSET1(x), VMAX0(v), VMAX(a, b) / VMIN(a, b) (x86 semantics: the
- *   second operand when unordered), VMASK(lo, hi) (lanes [lo, hi)),
- *   VMASKZ_LOAD(m, p), VMASK_STORE(p, m, v), VMASKZ(m, v), ELT_F32 (the
- *   ISA's eltwise f32 kernel) and FN(name) (appends the ISA suffix).
+ * direct_avx2.c after their ISA's vector layer (simd/simd_<isa>.h: vec,
+ * vmask, v_fma, v_bcast, v_mask_range, v_load_mask, ...) and:
+ *   URMAX1..URMAX4 (pixels per tile for 1..4 blocks), URLIST1..URLIST4,
+ *   DWLIST / DWLIST5 (the instantiated tile widths), ELT_F32 (the ISA's
+ *   eltwise f32 kernel) and FN(name) (appends the ISA suffix).
  * Tiles of nb blocks and ur pixels are instantiated for every ur up to the
  * ISA's maximum, so a row's remainder takes an exact tile. */
 #include <stdint.h>
@@ -56,23 +54,23 @@ static void FN(dst_pattern)(const lg__conv_direct *d, const lg__conv_ocb *b, flo
     if (d->dst_cl) {
         q->a1 = dst + c0;
         q->full = nv == VL;
-        q->m1 = VMASK(0, (int)nv);
+        q->m1 = v_mask_range(0, (int)nv);
         return;
     }
     int64_t l0 = c0 % VL, b0 = c0 / VL;
     int64_t n1 = nv < VL - l0 ? nv : VL - l0;
     q->a1 = dst + b0 * d->d_c + l0;
-    q->m1 = VMASK(0, (int)n1);
+    q->m1 = v_mask_range(0, (int)n1);
     q->full = l0 == 0 && nv == VL;
     if (nv > n1) {
         q->two = 1;
         q->a2 = dst + (b0 + 1) * d->d_c - n1;
-        q->m2 = VMASK((int)n1, (int)nv);
+        q->m2 = v_mask_range((int)n1, (int)nv);
     }
     if (c0 + nv == oc && oc % VL) {
         q->zpad = 1;
         q->zp = dst + ((oc - 1) / VL) * d->d_c;
-        q->mz = VMASK((int)(oc % VL), VL);
+        q->mz = v_mask_range((int)(oc % VL), VL);
     }
 }
 
@@ -87,14 +85,14 @@ static void FN(epilogue_general)(const tile *t, int nb, int ur, float *buf) {
     for (int i = 0; i < pd->npost; i++) {
         const lg__post_op *op = &pd->post[i];
         if (op->kind == LG_POST_SUM) {
-            vec sc = VSET1(op->scale);
+            vec sc = v_set1(op->scale);
             for (int j = 0; j < nb; j++)
                 for (int p = 0; p < ur; p++) {
                     float *b = buf + (j * ur + p) * VL;
-                    vec old = q[j].full ? VLOAD(q[j].a1 + p * dw)
-                                        : VMASKZ_LOAD(q[j].m1, q[j].a1 + p * dw);
-                    if (q[j].two) old = VADD(old, VMASKZ_LOAD(q[j].m2, q[j].a2 + p * dw));
-                    VSTORE(b, VADD(VLOAD(b), VMUL(sc, old)));
+                    vec old = q[j].full ? v_load(q[j].a1 + p * dw)
+                                        : v_load_mask(q[j].m1, q[j].a1 + p * dw);
+                    if (q[j].two) old = v_add(old, v_load_mask(q[j].m2, q[j].a2 + p * dw));
+                    v_store(b, v_add(v_load(b), v_mul(sc, old)));
                 }
         } else {
             ELT_F32(&d->epd[i], buf, buf, (int64_t)nb * ur * VL, false);
@@ -102,14 +100,14 @@ static void FN(epilogue_general)(const tile *t, int nb, int ur, float *buf) {
     }
     for (int j = 0; j < nb; j++)
         for (int p = 0; p < ur; p++) {
-            vec v = VLOAD(buf + (j * ur + p) * VL);
+            vec v = v_load(buf + (j * ur + p) * VL);
             if (q[j].full) {
-                VSTORE(q[j].a1 + p * dw, v);
+                v_store(q[j].a1 + p * dw, v);
             } else {
-                VMASK_STORE(q[j].a1 + p * dw, q[j].m1, v);
-                if (q[j].two) VMASK_STORE(q[j].a2 + p * dw, q[j].m2, v);
+                v_store_mask(q[j].a1 + p * dw, q[j].m1, v);
+                if (q[j].two) v_store_mask(q[j].a2 + p * dw, q[j].m2, v);
             }
-            if (q[j].zpad) VMASK_STORE(q[j].zp + p * dw, q[j].mz, VZERO());
+            if (q[j].zpad) v_store_mask(q[j].zp + p * dw, q[j].mz, v_zero());
         }
 }
 
@@ -118,7 +116,7 @@ static void FN(epilogue_general)(const tile *t, int nb, int ur, float *buf) {
 AI void epilogue(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX_NB][URMAX]) {
     const lg__conv_direct *d = t->d;
     if (t->ch->fast) {
-        vec sc = VSET1(d->sum_scale);
+        vec sc = v_set1(d->sum_scale);
         int64_t dw = d->d_w;
         float *a[LG_CONV_MAX_NB];
         vmask m[LG_CONV_MAX_NB];
@@ -126,7 +124,7 @@ AI void epilogue(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX_
         for (int j = 0; j < NB; j++) {
             const lg__conv_ocb *b = &t->ch->ocb[j];
             a[j] = t->dst + (d->dst_cl ? b->c0 : b->c0 / VL * d->d_c);
-            m[j] = VMASK(0, b->nvalid); /* zero the padding lanes of dst's last block */
+            m[j] = v_mask_range(0, b->nvalid); /* zero the padding lanes of dst's last block */
         }
         /* One loop per chain, so that no test runs per vector. */
 #define EPI_LOOP(EXPR)                                                                             \
@@ -134,21 +132,21 @@ AI void epilogue(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX_
         _Pragma("GCC unroll 32") for (int p = 0; p < UR; p++) {                                    \
         vec v = acc[j][p];                                                                         \
         float *o_ = a[j] + p * dw;                                                                 \
-        VSTORE(o_, VMASKZ(m[j], (EXPR)));                                                          \
+        v_store(o_, v_keep(m[j], (EXPR)));                                                         \
     }
         switch (d->epi) {
         case LG_CONV_EPI_RELU:
-            EPI_LOOP(VMAX0(v));
+            EPI_LOOP(v_max0(v));
             break;
         case LG_CONV_EPI_SUM:
-            EPI_LOOP(VFMA(sc, VLOAD(o_), v));
+            EPI_LOOP(v_fma(sc, v_load(o_), v));
             break;
         case LG_CONV_EPI_SUM_RELU:
-            EPI_LOOP(VMAX0(VFMA(sc, VLOAD(o_), v)));
+            EPI_LOOP(v_max0(v_fma(sc, v_load(o_), v)));
             break;
         case LG_CONV_EPI_CLIP: { /* as the reference: x > lo ? x : lo, then s > hi ? hi : s */
-            const vec lo = VSET1(d->clip_lo), hi = VSET1(d->clip_hi);
-            EPI_LOOP(VMIN(hi, VMAX(v, lo)));
+            const vec lo = v_set1(d->clip_lo), hi = v_set1(d->clip_hi);
+            EPI_LOOP(v_min(hi, v_max(v, lo)));
             break;
         }
         default:
@@ -161,7 +159,7 @@ AI void epilogue(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX_
 #pragma GCC unroll 4
     for (int j = 0; j < NB; j++)
 #pragma GCC unroll 32
-        for (int p = 0; p < UR; p++) VSTORE(buf + (j * UR + p) * VL, acc[j][p]);
+        for (int p = 0; p < UR; p++) v_store(buf + (j * UR + p) * VL, acc[j][p]);
     FN(epilogue_general)(t, NB, UR, buf);
 }
 
@@ -170,7 +168,7 @@ AI void init_acc(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX_
 #pragma GCC unroll 4
     for (int j = 0; j < NB; j++) {
         const lg__conv_ocb *b = &t->ch->ocb[j];
-        vec v = t->bias ? VMASKZ_LOAD(VMASK(0, b->nvalid), t->bias + b->c0) : VZERO();
+        vec v = t->bias ? v_load_mask(v_mask_range(0, b->nvalid), t->bias + b->c0) : v_zero();
 #pragma GCC unroll 32
         for (int p = 0; p < UR; p++) acc[j][p] = v;
     }
@@ -180,11 +178,11 @@ AI void init_acc(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX_
 #define TILE_STEP(i)                                                                               \
     do {                                                                                           \
         vec w_[LG_CONV_MAX_NB];                                                                    \
-        _Pragma("GCC unroll 4") for (int j = 0; j < NB; j++) w_[j] = VLOAD(wp[j] + (i)*VL);        \
+        _Pragma("GCC unroll 4") for (int j = 0; j < NB; j++) w_[j] = v_load(wp[j] + (i)*VL);       \
         _Pragma("GCC unroll 32") for (int p = 0; p < UR; p++) {                                    \
-            vec b_ = VBCAST(s + (i)*sic + p * sp);                                                 \
+            vec b_ = v_bcast(s + (i)*sic + p * sp);                                                \
             _Pragma("GCC unroll 4") for (int j = 0; j < NB; j++) acc[j][p] =                       \
-                VFMA(b_, w_[j], acc[j][p]);                                                        \
+                v_fma(b_, w_[j], acc[j][p]);                                                       \
         }                                                                                          \
     } while (0)
 
@@ -263,7 +261,7 @@ AI void tile_body(const tile *t, const int NB, const int UR, const int KIND) {
         for (int j = 0; j < NB; j++)
 #pragma GCC unroll 32
             for (int p = 0; p < UR; p++)
-                acc[j][p] = VLOAD(t->dst + t->ch->ocb[j].c0 / VL * d->d_c + p * d->d_w);
+                acc[j][p] = v_load(t->dst + t->ch->ocb[j].c0 / VL * d->d_c + p * d->d_w);
     }
     const bool tapped = KIND == LG_CONV_SRC_PLAIN2 && d->tap_off;
     const bool flat = KIND == LG_CONV_SRC_BLK && d->flat;
@@ -288,7 +286,7 @@ AI void tile_body(const tile *t, const int NB, const int UR, const int KIND) {
         for (int j = 0; j < NB; j++)
 #pragma GCC unroll 32
             for (int p = 0; p < UR; p++)
-                VSTORE(t->dst + t->ch->ocb[j].c0 / VL * d->d_c + p * d->d_w, acc[j][p]);
+                v_store(t->dst + t->ch->ocb[j].c0 / VL * d->d_c + p * d->d_w, acc[j][p]);
         return;
     }
     epilogue(t, NB, UR, acc);
@@ -298,9 +296,9 @@ AI void tile_body(const tile *t, const int NB, const int UR, const int KIND) {
  * channels, so that the FMA chains do not wait on each other. */
 #define BORDER_STEP(i, q)                                                                          \
     do {                                                                                           \
-        vec b_ = VBCAST(s + (i)*sic);                                                              \
+        vec b_ = v_bcast(s + (i)*sic);                                                             \
         _Pragma("GCC unroll 4") for (int j = 0; j < NB; j++) part[j][q] =                          \
-            VFMA(b_, VLOAD(wp[j] + (i)*VL), part[j][q]);                                           \
+            v_fma(b_, v_load(wp[j] + (i)*VL), part[j][q]);                                         \
     } while (0)
 
 /* The same over the tap table: the partial sums taken in turn over the
@@ -318,16 +316,16 @@ AI void border_taps(const tile *t, const int NB, vec part[LG_CONV_MAX_NB][4]) {
             for (; q + 4 <= q1; q += 4)
 #pragma GCC unroll 4
                 for (int k = 0; k < 4; k++) {
-                    vec b_ = VBCAST(sb + d->tap_off[q + k]);
+                    vec b_ = v_bcast(sb + d->tap_off[q + k]);
 #pragma GCC unroll 4
                     for (int j = 0; j < NB; j++)
-                        part[j][k] = VFMA(b_, VLOAD(wb[j] + (q + k) * VL), part[j][k]);
+                        part[j][k] = v_fma(b_, v_load(wb[j] + (q + k) * VL), part[j][k]);
                 }
             for (; q < q1; q++) {
-                vec b_ = VBCAST(sb + d->tap_off[q]);
+                vec b_ = v_bcast(sb + d->tap_off[q]);
 #pragma GCC unroll 4
                 for (int j = 0; j < NB; j++)
-                    part[j][0] = VFMA(b_, VLOAD(wb[j] + q * VL), part[j][0]);
+                    part[j][0] = v_fma(b_, v_load(wb[j] + q * VL), part[j][0]);
             }
         }
     }
@@ -339,7 +337,7 @@ AI void border_body(const tile *t, const int NB, const int KIND) {
     vec acc[LG_CONV_MAX_NB][URMAX], part[LG_CONV_MAX_NB][4];
     init_acc(t, NB, 1, acc);
 #pragma GCC unroll 4
-    for (int j = 0; j < NB; j++) part[j][0] = part[j][1] = part[j][2] = part[j][3] = VZERO();
+    for (int j = 0; j < NB; j++) part[j][0] = part[j][1] = part[j][2] = part[j][3] = v_zero();
     const bool tapped = KIND == LG_CONV_SRC_PLAIN2 && d->tap_off;
     if (tapped) border_taps(t, NB, part);
     for (int64_t g = 0; g < (tapped ? 0 : t->nseg); g++) {
@@ -366,7 +364,7 @@ AI void border_body(const tile *t, const int NB, const int KIND) {
 #pragma GCC unroll 4
     for (int j = 0; j < NB; j++)
         acc[j][0] =
-            VADD(acc[j][0], VADD(VADD(part[j][0], part[j][1]), VADD(part[j][2], part[j][3])));
+            v_add(acc[j][0], v_add(v_add(part[j][0], part[j][1]), v_add(part[j][2], part[j][3])));
     epilogue(t, NB, 1, acc);
 }
 
@@ -471,17 +469,17 @@ static void FN(fill_rows)(const lg__conv_direct *d, const float *src, int64_t n,
          * block loaded masked (no read past the channels) */
         const bool plain = d->src_kind == LG_CONV_SRC_GEN;
         const bool part = plain && cb == ncb - 1 && s->ic % VL;
-        const vmask m = VMASK(0, part ? (int)(s->ic % VL) : VL);
+        const vmask m = v_mask_range(0, part ? (int)(s->ic % VL) : VL);
         for (int64_t ih = ih0; ih < ih1; ih++) {
             const float *in = src + n * d->s_n + cb * (plain ? VL : d->s_c) + ih * d->s_h;
             float *out = buf + cb * d->prow_c + ih % nr * rw * VL;
             int64_t x = 0;
-            for (; x < x0; x++) VSTORE(out + x * VL, VZERO());
+            for (; x < x0; x++) v_store(out + x * VL, v_zero());
             if (part)
-                for (; x < x1; x++) VSTORE(out + x * VL, VMASKZ_LOAD(m, in + (x - s->pw) * ps));
+                for (; x < x1; x++) v_store(out + x * VL, v_load_mask(m, in + (x - s->pw) * ps));
             else
-                for (; x < x1; x++) VSTORE(out + x * VL, VLOAD(in + (x - s->pw) * ps));
-            for (; x < rw; x++) VSTORE(out + x * VL, VZERO());
+                for (; x < x1; x++) v_store(out + x * VL, v_load(in + (x - s->pw) * ps));
+            for (; x < rw; x++) v_store(out + x * VL, v_zero());
         }
     }
 }

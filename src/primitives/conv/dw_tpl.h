@@ -1,16 +1,8 @@
 /* The depthwise tiles and row driver (direct.h), written once for both
  * vector ISAs; included by direct_avx512.c and direct_avx2.c after
- * direct_tpl.h, whose macros, tile struct and epilogue it uses. */
-
-/* max / min with x86 semantics (the second operand when unordered), for
- * the clip below. */
-#if VL == 16
-#define DW_VMAX(a, b) _mm512_max_ps(a, b)
-#define DW_VMIN(a, b) _mm512_min_ps(a, b)
-#else
-#define DW_VMAX(a, b) _mm256_max_ps(a, b)
-#define DW_VMIN(a, b) _mm256_min_ps(a, b)
-#endif
+ * direct_tpl.h, whose tile struct and epilogue it uses. v_max / v_min
+ * have x86 semantics (the second operand when unordered), as the clip
+ * below needs. */
 
 /* The depthwise store: a chain of exactly one clip (relu6, every
  * MobileNet depthwise layer) in registers, as the reference computes it
@@ -26,17 +18,17 @@ AI void dw_store(const tile *t, const int UR, vec acc[LG_CONV_MAX_NB][URMAX]) {
     if (pd->npost == 1 && pd->post[0].kind == LG_POST_ELTWISE &&
         (pd->post[0].alg == LG_ELTWISE_CLIP || pd->post[0].alg == LG_ELTWISE_CLIP_V2) &&
         (!d->dst_cl || b->nvalid == VL)) {
-        const vec lo = VSET1(pd->post[0].alpha), hi = VSET1(pd->post[0].beta);
+        const vec lo = v_set1(pd->post[0].alpha), hi = v_set1(pd->post[0].beta);
         const int64_t dw = d->d_w;
         float *a = t->dst + (d->dst_cl ? b->c0 : b->c0 / VL * d->d_c);
         if (b->nvalid == VL) {
 #pragma GCC unroll 32
-            for (int p = 0; p < UR; p++) VSTORE(a + p * dw, DW_VMIN(hi, DW_VMAX(acc[0][p], lo)));
+            for (int p = 0; p < UR; p++) v_store(a + p * dw, v_min(hi, v_max(acc[0][p], lo)));
         } else {
-            const vmask m = VMASK(0, b->nvalid);
+            const vmask m = v_mask_range(0, b->nvalid);
 #pragma GCC unroll 32
             for (int p = 0; p < UR; p++)
-                VSTORE(a + p * dw, VMASKZ(m, DW_VMIN(hi, DW_VMAX(acc[0][p], lo))));
+                v_store(a + p * dw, v_keep(m, v_min(hi, v_max(acc[0][p], lo))));
         }
         return;
     }
@@ -65,16 +57,16 @@ AI void dw_tile_k(const tile *t, const int UR, const int KW, const int SW, const
             const float *sr = t->src + kd * d->s_kd + kh * d->s_kh;
             vec wv[5];
 #pragma GCC unroll 5
-            for (int k = 0; k < KW; k++) wv[k] = VLOAD(w + k * d->w_kw);
+            for (int k = 0; k < KW; k++) wv[k] = v_load(w + k * d->w_kw);
 #pragma GCC unroll 32
             for (int q = 0; q < (UR - 1) * SW + KW; q++) {
                 if (CHECK && (q < qlo || q >= qhi)) continue;
-                vec v = VLOAD(sr + (base + q) * ps);
+                vec v = v_load(sr + (base + q) * ps);
 #pragma GCC unroll 5
                 for (int k = 0; k < KW; k++) {
                     int r = q - k;
                     if (r >= 0 && r % SW == 0 && r / SW < UR)
-                        acc[0][r / SW] = VFMA(v, wv[k], acc[0][r / SW]);
+                        acc[0][r / SW] = v_fma(v, wv[k], acc[0][r / SW]);
                 }
             }
         }
@@ -88,7 +80,7 @@ AI void dw_tile_gen(const tile *t, const int UR) {
     const lg__conv_direct *d = t->d;
     const lg__conv_shape *s = &d->s;
     const int64_t ps = d->s_w;
-    const vmask m = VMASK(0, t->ch->ocb[0].nvalid);
+    const vmask m = v_mask_range(0, t->ch->ocb[0].nvalid);
     vec acc[LG_CONV_MAX_NB][URMAX];
     init_acc(t, 1, UR, acc);
     for (int64_t kd = t->kd0; kd < t->kd1; kd++)
@@ -96,14 +88,14 @@ AI void dw_tile_gen(const tile *t, const int UR) {
             const float *w = t->wei + kd * d->w_kd + kh * d->w_kh;
             const float *sr = t->src + kd * d->s_kd + kh * d->s_kh;
             for (int64_t kw = 0; kw < s->kw; kw++) {
-                vec wv = VLOAD(w + kw * d->w_kw);
+                vec wv = v_load(w + kw * d->w_kw);
                 int64_t i0 = t->ow0 * s->sw - s->pw + kw * s->dw;
 #pragma GCC unroll 32
                 for (int p = 0; p < UR; p++) {
                     int64_t iw = i0 + p * s->sw;
                     if (iw < 0 || iw >= s->iw) continue;
-                    vec v = t->mload ? VMASKZ_LOAD(m, sr + iw * ps) : VLOAD(sr + iw * ps);
-                    acc[0][p] = VFMA(v, wv, acc[0][p]);
+                    vec v = t->mload ? v_load_mask(m, sr + iw * ps) : v_load(sr + iw * ps);
+                    acc[0][p] = v_fma(v, wv, acc[0][p]);
                 }
             }
         }

@@ -1,12 +1,8 @@
 /* The pointwise convolution's tiles and per-thread driver, written once for
  * both vector ISAs (pw.h describes the algorithm). Included by pw_avx2.c and
- * pw_avx512.c after they define:
- *   VL, vec, vmask, PW_NBMAX, PW_URMAX, PW_TILE_LIST(X) (X(nb, ur) for every
- *   instantiated tile), VZERO(), VLOAD(p), VSTORE(p, v), VBCAST(p),
- *   VFMA(a, b, c), VADD(a, b), VMUL(a, b), VSET1(x), VMAX0(v), VMAX(a, b) and
- *   VMIN(a, b) (x86 semantics: the second operand when unordered), VMASK(lo, hi)
- *   (lanes [lo, hi)), VMASKZ_LOAD(m, p), VMASK_STORE(p, m, v), VMASKZ(m, v),
- *   ELT_F32 (the ISA's eltwise f32 kernel) and FN(name). */
+ * pw_avx512.c after their ISA's vector layer (simd/simd_<isa>.h) and:
+ *   PW_NBMAX, PW_URMAX, PW_TILE_LIST(X) (X(nb, ur) for every instantiated
+ *   tile), ELT_F32 (the ISA's eltwise f32 kernel) and FN(name). */
 #include <stdint.h>
 #include <string.h>
 
@@ -41,30 +37,30 @@ typedef struct pw_tile {
     do {                                                                                           \
         vec w_[PW_NBMAX];                                                                          \
         _Pragma("GCC unroll 4") for (int j = 0; j < NB; j++) {                                     \
-            w_[j] = VLOAD(wj[j] + (i)*VL);                                                         \
+            w_[j] = v_load(wj[j] + (i)*VL);                                                        \
             PW_REG(w_[j]);                                                                         \
         }                                                                                          \
         _Pragma("GCC unroll 16") for (int p = 0; p < UR; p++) {                                    \
-            vec b_ = VBCAST(s + p * SP + (i));                                                     \
+            vec b_ = v_bcast(s + p * SP + (i));                                                    \
             _Pragma("GCC unroll 4") for (int j = 0; j < NB; j++) acc[j][p] =                       \
-                VFMA(b_, w_[j], acc[j][p]);                                                        \
+                v_fma(b_, w_[j], acc[j][p]);                                                       \
         }                                                                                          \
     } while (0)
 
 /* dst of block j, pixel p: the partial block of a channels-last dst is
  * read and written with masks (nothing past OC). */
 #define PW_DST(j, p) (o + (j)*dcb + (p)*dp)
-#define PW_LD(j, p)  (cl && (j) == pj ? VMASKZ_LOAD(pm, PW_DST(j, p)) : VLOAD(PW_DST(j, p)))
+#define PW_LD(j, p)  (cl && (j) == pj ? v_load_mask(pm, PW_DST(j, p)) : v_load(PW_DST(j, p)))
 
 /* The final store: the padding lanes of a blocked dst's partial block
  * stored as zero. */
 PW_AI void pw_store(float *a, vec v, int partial, int cl, vmask pm) {
     if (!partial)
-        VSTORE(a, v);
+        v_store(a, v);
     else if (cl)
-        VMASK_STORE(a, pm, v);
+        v_store_mask(a, pm, v);
     else
-        VSTORE(a, VMASKZ(pm, v));
+        v_store(a, v_keep(pm, v));
 }
 
 /* The post-op chain from op `from` on through a buffer, then the store. */
@@ -73,16 +69,16 @@ static void FN(pw_epi_general)(const pw_tile *t, int NB, int UR, float *buf, int
     const lg__conv_pd *pd = d->pd;
     const int64_t dp = d->d_p, dcb = d->d_cb;
     const int pj = t->ch->partial ? NB - 1 : NB, cl = d->dst_cl;
-    const vmask pm = VMASK(0, t->ch->nlast);
+    const vmask pm = v_mask_range(0, t->ch->nlast);
     float *o = t->dst;
     for (int i = from; i < pd->npost; i++) {
         const lg__post_op *op = &pd->post[i];
         if (op->kind == LG_POST_SUM) {
-            vec sc = VSET1(op->scale);
+            vec sc = v_set1(op->scale);
             for (int j = 0; j < NB; j++)
                 for (int p = 0; p < UR; p++) {
                     float *b = buf + (j * UR + p) * VL;
-                    VSTORE(b, VADD(VLOAD(b), VMUL(sc, PW_LD(j, p))));
+                    v_store(b, v_add(v_load(b), v_mul(sc, PW_LD(j, p))));
                 }
         } else {
             ELT_F32(&d->epd[i], buf, buf, (int64_t)NB * UR * VL, false);
@@ -90,7 +86,7 @@ static void FN(pw_epi_general)(const pw_tile *t, int NB, int UR, float *buf, int
     }
     for (int j = 0; j < NB; j++)
         for (int p = 0; p < UR; p++)
-            pw_store(PW_DST(j, p), VLOAD(buf + (j * UR + p) * VL), j == pj, cl, pm);
+            pw_store(PW_DST(j, p), v_load(buf + (j * UR + p) * VL), j == pj, cl, pm);
 }
 
 /* A tile of NB blocks x UR pixels over one reduction block, source pixels
@@ -100,25 +96,25 @@ PW_AI void pw_body(const pw_tile *t, const int NB, const int UR, const int64_t S
     const lg__conv_pw *d = t->d;
     const int64_t dp = d->d_p, dcb = d->d_cb, wob = d->w_ob, scb = t->scb;
     const int pj = t->ch->partial ? NB - 1 : NB, cl = d->dst_cl;
-    const vmask pm = VMASK(0, t->ch->nlast);
+    const vmask pm = v_mask_range(0, t->ch->nlast);
     const int sum0 = d->pd->npost > 0 && d->pd->post[0].kind == LG_POST_SUM;
     float *o = t->dst;
     vec acc[PW_NBMAX][PW_URMAX];
     if (t->kfirst) {
 #pragma GCC unroll 4
         for (int j = 0; j < NB; j++) {
-            vec b = !t->bias  ? VZERO()
-                    : j == pj ? VMASKZ_LOAD(pm, t->bias + j * VL)
-                              : VLOAD(t->bias + j * VL);
+            vec b = !t->bias  ? v_zero()
+                    : j == pj ? v_load_mask(pm, t->bias + j * VL)
+                              : v_load(t->bias + j * VL);
 #pragma GCC unroll 16
             for (int p = 0; p < UR; p++) acc[j][p] = b;
         }
         if (sum0) { /* a leading sum enters with the first reduction block */
-            vec sc = VSET1(d->pd->post[0].scale);
+            vec sc = v_set1(d->pd->post[0].scale);
 #pragma GCC unroll 4
             for (int j = 0; j < NB; j++)
 #pragma GCC unroll 16
-                for (int p = 0; p < UR; p++) acc[j][p] = VFMA(sc, PW_LD(j, p), acc[j][p]);
+                for (int p = 0; p < UR; p++) acc[j][p] = v_fma(sc, PW_LD(j, p), acc[j][p]);
         }
     } else { /* partial sums of the previous reduction blocks */
 #pragma GCC unroll 4
@@ -153,9 +149,9 @@ PW_AI void pw_body(const pw_tile *t, const int NB, const int UR, const int64_t S
 #pragma GCC unroll 16
             for (int p = 0; p < UR; p++) {
                 if (cl && j == pj)
-                    VMASK_STORE(PW_DST(j, p), pm, acc[j][p]);
+                    v_store_mask(PW_DST(j, p), pm, acc[j][p]);
                 else
-                    VSTORE(PW_DST(j, p), acc[j][p]);
+                    v_store(PW_DST(j, p), acc[j][p]);
             }
         return;
     }
@@ -164,22 +160,22 @@ PW_AI void pw_body(const pw_tile *t, const int NB, const int UR, const int64_t S
 #pragma GCC unroll 4
         for (int j = 0; j < NB; j++)
 #pragma GCC unroll 16
-            for (int p = 0; p < UR; p++) VSTORE(buf + (j * UR + p) * VL, acc[j][p]);
+            for (int p = 0; p < UR; p++) v_store(buf + (j * UR + p) * VL, acc[j][p]);
         FN(pw_epi_general)(t, NB, UR, buf, sum0);
         return;
     }
     if (d->epi == LG_PW_EPI_CLIP) { /* as the reference: x > lo ? x : lo, then s > hi ? hi : s */
-        const vec lo = VSET1(d->clip_lo), hi = VSET1(d->clip_hi);
+        const vec lo = v_set1(d->clip_lo), hi = v_set1(d->clip_hi);
 #pragma GCC unroll 4
         for (int j = 0; j < NB; j++)
 #pragma GCC unroll 16
             for (int p = 0; p < UR; p++)
-                pw_store(PW_DST(j, p), VMIN(hi, VMAX(acc[j][p], lo)), j == pj, cl, pm);
+                pw_store(PW_DST(j, p), v_min(hi, v_max(acc[j][p], lo)), j == pj, cl, pm);
     } else if (d->epi == LG_PW_EPI_RELU || d->epi == LG_PW_EPI_SUM_RELU) {
 #pragma GCC unroll 4
         for (int j = 0; j < NB; j++)
 #pragma GCC unroll 16
-            for (int p = 0; p < UR; p++) pw_store(PW_DST(j, p), VMAX0(acc[j][p]), j == pj, cl, pm);
+            for (int p = 0; p < UR; p++) pw_store(PW_DST(j, p), v_max0(acc[j][p]), j == pj, cl, pm);
     } else {
 #pragma GCC unroll 4
         for (int j = 0; j < NB; j++)
@@ -218,7 +214,7 @@ static void FN(pw_pack)(const lg__conv_pw *d, const float *src, int64_t q0, int6
                         int64_t klen, float *buf) {
     const lg__conv_shape *s = &d->s;
     const int64_t scb = (q1 - q0) * VL, nfull = klen / VL, tail = klen % VL;
-    const vmask tm = VMASK(0, (int)tail);
+    const vmask tm = v_mask_range(0, (int)tail);
     const float *sk = src + k0 / VL * d->s_cb;
     int64_t ow = q0 % s->ow, oh = q0 / s->ow % s->oh, od = q0 / (s->ow * s->oh);
     const int64_t sw = s->sw * d->s_w, sh = s->sh * d->s_h, sd = s->sd * d->s_d;
@@ -226,11 +222,11 @@ static void FN(pw_pack)(const lg__conv_pw *d, const float *src, int64_t q0, int6
         const float *in = sk + od * sd + oh * sh + ow * sw;
         float *out = buf + (q - q0) * VL;
         int64_t cb = 0;
-        for (; cb < nfull; cb++) VSTORE(out + cb * scb, VLOAD(in + cb * d->s_cb));
+        for (; cb < nfull; cb++) v_store(out + cb * scb, v_load(in + cb * d->s_cb));
         /* a blocked src's last block is a whole vector in memory */
         if (tail)
-            VSTORE(out + cb * scb,
-                   d->src_blk ? VLOAD(in + cb * d->s_cb) : VMASKZ_LOAD(tm, in + cb * d->s_cb));
+            v_store(out + cb * scb,
+                    d->src_blk ? v_load(in + cb * d->s_cb) : v_load_mask(tm, in + cb * d->s_cb));
         if (++ow == s->ow) {
             ow = 0;
             if (++oh == s->oh) oh = 0, od++;

@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <omp.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -183,12 +184,30 @@ lg_status lg__convq_query(const lg_conv_params *p, const lg_md *src, const lg_md
 /* Kernel                                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* The f32 scratch of one execution, allocated and zeroed at creation (the
+ * conversions write only logical elements, so padding stays zero): src,
+ * weights and dst in f32, and for the split int8 mode the high parts of src
+ * and dst (NULL when the problem can never take that mode). */
+typedef struct convq_scratch {
+    float *sf, *wf, *df, *sh, *dh;
+} convq_scratch;
+
+/* Scratch sets: an execution claims a free one with an atomic exchange;
+ * when every set is taken (more concurrent executions of this kernel than
+ * sets), it runs the scalar reference, which needs no buffer and gives the
+ * same int8 results (float results: the reference's summation order). One
+ * set: the memory one execution used to allocate, now held by the kernel. */
+#define CQ_NSETS 1
+
 typedef struct convq_kernel {
     lg__convq_pd q;
     lg__conv_tabs tabs;
     lg_kernel *inner; /* the f32 conv; NULL for an empty dst */
     int slot_scale[3], slot_zp[3], slot_src1[LG_MAX_POST_OPS];
     int slot_bias, slot_dst;
+    int nsets; /* sets allocated (0 for an empty dst) */
+    convq_scratch set[CQ_NSETS];
+    atomic_int busy[CQ_NSETS];
 } convq_kernel;
 
 /* Convert the logical elements of md's buffer `in` (type md->dtype) into
@@ -261,67 +280,100 @@ static void *scratch(const lg_md *md) {
     return p;
 }
 
-static lg_status fast(const convq_kernel *c, const lg__convq_args *a) {
+/* K = IC/G * kernel size: the products one output sums. */
+static double reduction(const lg__convq_pd *q) {
+    lg__conv_shape s;
+    lg__conv_shape_of(&q->f, &s);
+    return (double)s.icg * (double)s.kd * (double)s.kh * (double)s.kw;
+}
+
+/* Whether an execution of q may take the split int8 mode: its smallest
+ * high part (15) times the smallest weight bound (128) fits f32, and no
+ * zero points given at creation make the one-convolution mode certain. */
+static bool may_split(const lg__convq_pd *q) {
+    if (!q->int8) return false;
+    double k = reduction(q), mw = 128.0;
+    if (k * 15.0 * mw > EXACT_F32) return false;
+    bool fixed = q->zmask[LG_CQ_SRC] < 0 && q->zmask[LG_CQ_WEI] < 0;
+    return !(fixed && k * max_abs(q->src.dtype, NULL, 0) * mw <= EXACT_F32);
+}
+
+static void scratch_free(convq_scratch *x) {
+    lg__free(x->sf);
+    lg__free(x->wf);
+    lg__free(x->df);
+    lg__free(x->sh);
+    lg__free(x->dh);
+    memset(x, 0, sizeof *x);
+}
+
+static lg_status scratch_init(const lg__convq_pd *q, convq_scratch *x) {
+    bool split = may_split(q);
+    x->sf = scratch(&q->f.src);
+    x->wf = scratch(&q->f.wei);
+    x->df = scratch(&q->f.dst);
+    if (split) {
+        x->sh = scratch(&q->f.src);
+        x->dh = scratch(&q->f.dst);
+    }
+    if (!x->sf || !x->wf || !x->df || (split && (!x->sh || !x->dh))) {
+        scratch_free(x);
+        return LG_OUT_OF_MEMORY;
+    }
+    return LG_OK;
+}
+
+/* The conversion path on scratch set x (see quant.h), or the reference when
+ * the sums would not be exact even split. */
+static lg_status fast(const convq_kernel *c, const lg__convq_args *a, const convq_scratch *x) {
     const lg__convq_pd *q = &c->q;
     lg__conv_shape s;
     lg__conv_shape_of(&q->f, &s);
     int mode = 0; /* 0: one f32 conv, 1: split, 2: reference */
     if (q->int8) {
-        double k = (double)s.icg * (double)s.kd * (double)s.kh * (double)s.kw;
+        double k = reduction(q);
         double ms = max_abs(q->src.dtype, a->zp[LG_CQ_SRC], lg__convq_count(q, LG_CQ_SRC, true));
         double mw = max_abs(LG_S8, a->zp[LG_CQ_WEI], 1);
         double mh = fmax(15.0, ceil(ms / 16.0));
-        mode = k * ms * mw <= EXACT_F32 ? 0 : k * mh * mw <= EXACT_F32 ? 1 : 2;
+        mode = k * ms * mw <= EXACT_F32 ? 0 : k * mh * mw <= EXACT_F32 && x->sh ? 1 : 2;
     }
     if (mode == 2) {
         lg__convq_ref(q, &c->tabs, a);
         return LG_OK;
     }
-    lg_status st = LG_OUT_OF_MEMORY;
-    float *sf = scratch(&q->f.src), *wf = scratch(&q->f.wei), *df = scratch(&q->f.dst);
-    float *sh = mode ? scratch(&q->f.src) : NULL, *dh = mode ? scratch(&q->f.dst) : NULL;
-    if (!sf || !wf || !df || (mode && (!sh || !dh))) goto done;
+    float *sf = x->sf, *wf = x->wf, *df = x->df, *sh = x->sh, *dh = x->dh;
+    lg_status st;
     to_f32(&q->src, c->tabs.raw[0], a->src, sf, a->zp[LG_CQ_SRC], q->zmask[LG_CQ_SRC] > 0, mode,
            sh);
     to_f32(&q->wei, c->tabs.raw[1], a->wei, wf, a->zp[LG_CQ_WEI], false, false, NULL);
     st = run_inner(c, sf, wf, df);
     if (st == LG_OK && mode) st = run_inner(c, sh, wf, dh);
-    if (st != LG_OK) goto done;
-    {
-        const int64_t *const *td = c->tabs.dst;
-        int nsp = q->f.nsp;
-        int64_t rows = s.n * s.oc * s.od * s.oh, o0 = q->f.dst.offset0;
-        int nthr = rows > 1 && !omp_in_parallel() ? omp_get_max_threads() : 1;
+    if (st != LG_OK) return st;
+    const int64_t *const *td = c->tabs.dst;
+    int nsp = q->f.nsp;
+    int64_t rows = s.n * s.oc * s.od * s.oh, o0 = q->f.dst.offset0;
+    int nthr = rows > 1 && !omp_in_parallel() ? omp_get_max_threads() : 1;
 #pragma omp parallel for num_threads(nthr) schedule(static) if (nthr > 1)
-        for (int64_t r = 0; r < rows; r++) {
-            int64_t n, oc, od, oh;
-            lg__convq_row(&s, r, &n, &oc, &od, &oh);
-            int64_t base = td[0][n] + td[1][oc] + td[2][od] + td[3][oh];
-            int64_t idx[5] = {n, oc, 0, 0, 0};
-            for (int64_t ow = 0; ow < s.ow; ow++) {
-                const int64_t sp[3] = {od, oh, ow};
-                for (int i = 0; i < nsp; i++) idx[2 + i] = sp[3 - nsp + i];
-                int64_t off = base + td[4][ow];
-                float acc = df[o0 + off];
-                if (mode) acc = (float)(16 * (int64_t)dh[o0 + off] + (int64_t)acc);
-                lg__convq_store(q, a, acc, idx, off);
-            }
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t n, oc, od, oh;
+        lg__convq_row(&s, r, &n, &oc, &od, &oh);
+        int64_t base = td[0][n] + td[1][oc] + td[2][od] + td[3][oh];
+        int64_t idx[5] = {n, oc, 0, 0, 0};
+        for (int64_t ow = 0; ow < s.ow; ow++) {
+            const int64_t sp[3] = {od, oh, ow};
+            for (int i = 0; i < nsp; i++) idx[2 + i] = sp[3 - nsp + i];
+            int64_t off = base + td[4][ow];
+            float acc = df[o0 + off];
+            if (mode) acc = (float)(16 * (int64_t)dh[o0 + off] + (int64_t)acc);
+            lg__convq_store(q, a, acc, idx, off);
         }
-        if (lg__md_has_padding(&q->dst)) lg__zero_padding(&q->dst, c->tabs.raw[2], a->dst);
     }
-done:
-    lg__free(sf);
-    lg__free(wf);
-    lg__free(df);
-    lg__free(sh);
-    lg__free(dh);
-    if (st == LG_OUT_OF_MEMORY)
-        return lg__error(st, "lg_kernel_execute", "cannot allocate the conv's f32 scratch buffers");
-    return st;
+    if (lg__md_has_padding(&q->dst)) lg__zero_padding(&q->dst, c->tabs.raw[2], a->dst);
+    return LG_OK;
 }
 
 static lg_status convq_execute(const lg_kernel *k, void *const *bufs) {
-    const convq_kernel *c = k->data;
+    convq_kernel *c = k->data; /* only the busy flags change */
     lg__convq_args a;
     memset(&a, 0, sizeof a);
     a.src = bufs[0];
@@ -335,13 +387,21 @@ static lg_status convq_execute(const lg_kernel *k, void *const *bufs) {
     for (int i = 0; i < LG_MAX_POST_OPS; i++)
         if (c->slot_src1[i] >= 0) a.src1[i] = bufs[c->slot_src1[i]];
     if (!c->inner) return LG_OK; /* empty dst */
-    return fast(c, &a);
+    for (int i = 0; i < c->nsets; i++)
+        if (!atomic_exchange(&c->busy[i], 1)) {
+            lg_status st = fast(c, &a, &c->set[i]);
+            atomic_store(&c->busy[i], 0);
+            return st;
+        }
+    lg__convq_ref(&c->q, &c->tabs, &a); /* every set taken */
+    return LG_OK;
 }
 
 static void convq_destroy(lg_kernel *k) {
     convq_kernel *c = k->data;
     if (!c) return;
     lg__conv_tabs_free(&c->tabs);
+    for (int i = 0; i < c->nsets; i++) scratch_free(&c->set[i]);
     lg_kernel_destroy(c->inner);
     lg__free(c);
 }
@@ -369,6 +429,11 @@ static lg_status build_convq(const void *problem, lg_kernel **out) {
         }
         lg_status st = lg_conv_create(&c->inner, &p, &q->f.src, &q->f.wei, NULL, &q->f.dst, NULL);
         if (st == LG_OK && lg__conv_tabs_init(&q->f, &c->tabs) != LG_OK) st = LG_OUT_OF_MEMORY;
+        for (int i = 0; st == LG_OK && i < CQ_NSETS; i++) {
+            atomic_init(&c->busy[i], 0);
+            st = scratch_init(q, &c->set[i]);
+            if (st == LG_OK) c->nsets = i + 1;
+        }
         if (st != LG_OK) {
             lg_kernel_destroy(k);
             return CQ_ERR(st, "cannot build the conv's f32 kernel or tables");

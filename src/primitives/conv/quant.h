@@ -31,7 +31,10 @@
  *    runs. So int8 results equal the reference's bit for bit; bf16 / f16
  *    ones equal an f32 convolution of the converted inputs (the products are
  *    exact in f32; sums in the f32 kernel's order).
- * The scratch buffers are allocated at each execution (LG_OUT_OF_MEMORY). */
+ * The scratch buffers are allocated when the kernel is created (execution
+ * allocates nothing, kernel.h): an execution claims them with an atomic
+ * flag; one that finds them taken (another thread executing the same
+ * kernel) runs the scalar reference instead, on the caller's buffers. */
 #ifndef LG_PRIMITIVES_CONV_QUANT_H
 #define LG_PRIMITIVES_CONV_QUANT_H
 

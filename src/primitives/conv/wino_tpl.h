@@ -1,11 +1,8 @@
 /* The Winograd F(4x4, 3x3) convolution body, instantiated per ISA (wino.h
- * describes the algorithm). The including file defines VL, vec, WINO_NB
- * (output blocks per chunk), WINO_UR (tiles per register tile), VZERO(),
- * VLOAD(p), VSTORE(p, v), VBCAST(p), VFMA(a, b, c) (a * b + c), VADD,
- * VSUB, VMUL, VSET1(x), VMAX0(v), VKEEP(v, n) (lanes >= n zeroed),
- * VLOADN(p, n) / VSTOREN(p, n, v) (lanes < n only, the others read as zero /
- * left untouched), ELT_F32
- * (the ISA's eltwise f32 kernel) and FN(name). */
+ * describes the algorithm). The including file includes its ISA's vector
+ * layer (simd/simd_<isa>.h) and defines WINO_NB (output blocks per chunk),
+ * WINO_UR (tiles per register tile), WINO_ROW_TAIL(n), ELT_F32 (the ISA's
+ * eltwise f32 kernel) and FN(name). */
 #include <stdint.h>
 #include <string.h>
 
@@ -22,26 +19,26 @@ WI void FN(wino_gemm_tile)(const float *v, int64_t vs, const float *u, int64_t u
 #pragma GCC unroll 8
     for (int j = 0; j < NB; j++)
 #pragma GCC unroll 8
-        for (int p = 0; p < UR; p++) acc[j][p] = VZERO();
+        for (int p = 0; p < UR; p++) acc[j][p] = v_zero();
     for (int64_t cb = 0; cb < nicb; cb++) {
         const float *vb = v + cb * vs, *ub = u + cb * VL * VL;
 #pragma GCC unroll 16
         for (int l = 0; l < VL; l++) {
             vec w[WINO_NB];
 #pragma GCC unroll 8
-            for (int j = 0; j < NB; j++) w[j] = VLOAD(ub + j * us + l * VL);
+            for (int j = 0; j < NB; j++) w[j] = v_load(ub + j * us + l * VL);
 #pragma GCC unroll 8
             for (int p = 0; p < UR; p++) {
-                vec b = VBCAST(vb + p * VL + l);
+                vec b = v_bcast(vb + p * VL + l);
 #pragma GCC unroll 8
-                for (int j = 0; j < NB; j++) acc[j][p] = VFMA(w[j], b, acc[j][p]);
+                for (int j = 0; j < NB; j++) acc[j][p] = v_fma(w[j], b, acc[j][p]);
             }
         }
     }
 #pragma GCC unroll 8
     for (int j = 0; j < NB; j++)
 #pragma GCC unroll 8
-        for (int p = 0; p < UR; p++) VSTORE(m + j * ms + p * VL, acc[j][p]);
+        for (int p = 0; p < UR; p++) v_store(m + j * ms + p * VL, acc[j][p]);
 }
 
 /* Dispatch on (nb, ur) to the constant-size tiles. */
@@ -68,27 +65,27 @@ static void FN(wino_gemm)(const float *v, int64_t vs, const float *u, int64_t us
 
 /* B^T x on six vectors (the input transform along one dim). */
 WI void FN(wino_bt)(const vec *x, int64_t xs, vec *y, int64_t ys) {
-    const vec c4 = VSET1(4.0f), c5 = VSET1(5.0f), c2 = VSET1(2.0f);
+    const vec c4 = v_set1(4.0f), c5 = v_set1(5.0f), c2 = v_set1(2.0f);
     vec d0 = x[0], d1 = x[xs], d2 = x[2 * xs], d3 = x[3 * xs], d4 = x[4 * xs], d5 = x[5 * xs];
-    vec a = VSUB(d4, d2), b = VSUB(d3, d1);                     /* d4 - d2, d3 - d1 */
-    vec p = VSUB(d4, VMUL(c4, d2)), q = VSUB(d3, VMUL(c4, d1)); /* d4 - 4 d2, d3 - 4 d1 */
-    y[0] = VADD(VSUB(VMUL(c4, d0), VMUL(c5, d2)), d4);
-    y[ys] = VADD(p, q);
-    y[2 * ys] = VSUB(p, q);
-    y[3 * ys] = VADD(a, VMUL(c2, b));
-    y[4 * ys] = VSUB(a, VMUL(c2, b));
-    y[5 * ys] = VADD(VSUB(VMUL(c4, d1), VMUL(c5, d3)), d5);
+    vec a = v_sub(d4, d2), b = v_sub(d3, d1);                       /* d4 - d2, d3 - d1 */
+    vec p = v_sub(d4, v_mul(c4, d2)), q = v_sub(d3, v_mul(c4, d1)); /* d4 - 4 d2, d3 - 4 d1 */
+    y[0] = v_add(v_sub(v_mul(c4, d0), v_mul(c5, d2)), d4);
+    y[ys] = v_add(p, q);
+    y[2 * ys] = v_sub(p, q);
+    y[3 * ys] = v_add(a, v_mul(c2, b));
+    y[4 * ys] = v_sub(a, v_mul(c2, b));
+    y[5 * ys] = v_add(v_sub(v_mul(c4, d1), v_mul(c5, d3)), d5);
 }
 
 /* A^T m on six vectors (the output transform along one dim). */
 WI void FN(wino_at)(const vec *m, int64_t ms, vec *o, int64_t os) {
-    const vec c2 = VSET1(2.0f), c4 = VSET1(4.0f), c8 = VSET1(8.0f);
-    vec m1p2 = VADD(m[ms], m[2 * ms]), m1m2 = VSUB(m[ms], m[2 * ms]);
-    vec m3p4 = VADD(m[3 * ms], m[4 * ms]), m3m4 = VSUB(m[3 * ms], m[4 * ms]);
-    o[0] = VADD(VADD(m[0], m1p2), m3p4);
-    o[os] = VFMA(c2, m3m4, m1m2);
-    o[2 * os] = VFMA(c4, m3p4, m1p2);
-    o[3 * os] = VADD(VFMA(c8, m3m4, m1m2), m[5 * ms]);
+    const vec c2 = v_set1(2.0f), c4 = v_set1(4.0f), c8 = v_set1(8.0f);
+    vec m1p2 = v_add(m[ms], m[2 * ms]), m1m2 = v_sub(m[ms], m[2 * ms]);
+    vec m3p4 = v_add(m[3 * ms], m[4 * ms]), m3m4 = v_sub(m[3 * ms], m[4 * ms]);
+    o[0] = v_add(v_add(m[0], m1p2), m3p4);
+    o[os] = v_fma(c2, m3m4, m1m2);
+    o[2 * os] = v_fma(c4, m3p4, m1p2);
+    o[3 * os] = v_add(v_fma(c8, m3m4, m1m2), m[5 * ms]);
 }
 
 /* The input transform of tiles [t0, t0 + nt) into v ([k][ic block][tile]
@@ -111,16 +108,16 @@ static void FN(wino_in)(const lg__conv_wino *w, const float *src, int64_t t0, in
                     int64_t y = y0 + i, x = x0 + j;
                     bool in = inside || (y >= 0 && y < s->ih && x >= 0 && x < s->iw);
                     const float *q = base + y * w->s_h + x * w->s_w;
-                    vec e = !in         ? VZERO()
-                            : !last     ? VLOAD(q)
-                            : w->src_cl ? VLOADN(q, rem)
-                                        : VKEEP(VLOAD(q), rem);
+                    vec e = !in         ? v_zero()
+                            : !last     ? v_load(q)
+                            : w->src_cl ? v_load_part(q, rem)
+                                        : v_keep_first(v_load(q), rem);
                     d[i * 6 + j] = e;
                 }
             for (int j = 0; j < 6; j++) FN(wino_bt)(d + j, 6, tmp + j, 6);
             for (int i = 0; i < 6; i++) FN(wino_bt)(tmp + i * 6, 1, o + i * 6, 1);
             float *vp = v + (cb * w->tmax + t) * VL;
-            for (int k = 0; k < 36; k++) VSTORE(vp + k * vk, o[k]);
+            for (int k = 0; k < 36; k++) v_store(vp + k * vk, o[k]);
         }
     }
 }
@@ -134,44 +131,44 @@ static void FN(wino_out)(const lg__conv_wino *w, const float *m, int64_t mk, int
     int64_t y0 = r / w->tw * 4, x0 = r % w->tw * 4;
     int64_t hy = s->oh - y0 < 4 ? s->oh - y0 : 4, hx = s->ow - x0 < 4 ? s->ow - x0 : 4;
     vec mv[36], tmp[24], o[16];
-    for (int k = 0; k < 36; k++) mv[k] = VLOAD(m + k * mk);
+    for (int k = 0; k < 36; k++) mv[k] = v_load(m + k * mk);
     for (int c = 0; c < 6; c++) FN(wino_at)(mv + c, 6, tmp + c, 6);
     for (int i = 0; i < 4; i++) FN(wino_at)(tmp + i * 6, 1, o + i * 4, 1);
-    const vec b = VLOAD(bias_blk);
-    for (int i = 0; i < 16; i++) o[i] = VADD(o[i], b);
+    const vec b = v_load(bias_blk);
+    for (int i = 0; i < 16; i++) o[i] = v_add(o[i], b);
     float *base = dst + n * w->d_n + ocb * w->d_cb + y0 * w->d_h + x0 * w->d_w;
     const int rem = (int)(s->oc - ocb * VL < VL ? s->oc - ocb * VL : VL);
     if (w->epi == LG_WINO_EPI_RELU) {
-        for (int i = 0; i < 16; i++) o[i] = VMAX0(o[i]);
+        for (int i = 0; i < 16; i++) o[i] = v_max0(o[i]);
     } else if (w->epi == LG_WINO_EPI_GEN) {
         float buf[16 * VL] __attribute__((aligned(64)));
-        for (int i = 0; i < 16; i++) VSTORE(buf + i * VL, o[i]);
+        for (int i = 0; i < 16; i++) v_store(buf + i * VL, o[i]);
         for (int q = 0; q < pd->npost; q++) {
             if (pd->post[q].kind == LG_POST_SUM) {
-                const vec sc = VSET1(pd->post[q].scale);
+                const vec sc = v_set1(pd->post[q].scale);
                 for (int i = 0; i < hy; i++)
                     for (int x = 0; x < hx; x++) {
                         float *bp = buf + (i * 4 + x) * VL;
                         const float *op = base + i * w->d_h + x * w->d_w;
-                        vec old = rem < VL && w->dst_cl ? VLOADN(op, rem) : VLOAD(op);
-                        VSTORE(bp, VADD(VLOAD(bp), VMUL(sc, old)));
+                        vec old = rem < VL && w->dst_cl ? v_load_part(op, rem) : v_load(op);
+                        v_store(bp, v_add(v_load(bp), v_mul(sc, old)));
                     }
             } else {
                 ELT_F32(&w->epd[q], buf, buf, 16 * VL, false);
             }
         }
-        for (int i = 0; i < 16; i++) o[i] = VLOAD(buf + i * VL);
+        for (int i = 0; i < 16; i++) o[i] = v_load(buf + i * VL);
     }
     for (int i = 0; i < hy; i++)
         for (int x = 0; x < hx; x++) {
             vec e = o[i * 4 + x];
             float *q = base + i * w->d_h + x * w->d_w;
             if (rem == VL)
-                VSTORE(q, e);
+                v_store(q, e);
             else if (w->dst_cl)
-                VSTOREN(q, rem, e);
+                v_store_part(q, e, rem);
             else
-                VSTORE(q, VKEEP(e, rem));
+                v_store(q, v_keep_first(e, rem));
         }
 }
 
@@ -220,8 +217,8 @@ void FN(lg__conv_wino)(const lg__conv_wino *w, int64_t lo, int64_t hi, const flo
 void FN(lg__conv_wino_wei)(const lg__conv_wino *w, const float *wei, int64_t ob, int64_t ib) {
     const int64_t *const *tw = w->tabs->wei;
     const int64_t uk = w->nocb * w->nicb * VL * VL;
-    const vec q4 = VSET1(0.25f), s6 = VSET1(1.0f / 6), s12 = VSET1(1.0f / 12),
-              s24 = VSET1(1.0f / 24);
+    const vec q4 = v_set1(0.25f), s6 = v_set1(1.0f / 6), s12 = v_set1(1.0f / 12),
+              s24 = v_set1(1.0f / 24);
     for (int64_t il = 0; il < VL; il++) {
         int64_t i = ib * VL + il;
         float gt[9][VL] __attribute__((aligned(64)));
@@ -234,18 +231,18 @@ void FN(lg__conv_wino_wei)(const lg__conv_wino *w, const float *wei, int64_t ob,
                     gt[r * 3 + q][l] = in ? wei[base + tw[4][r] + tw[5][q]] : 0;
         }
         vec g[9], t[18];
-        for (int e = 0; e < 9; e++) g[e] = VLOAD(gt[e]);
+        for (int e = 0; e < 9; e++) g[e] = v_load(gt[e]);
             /* t = G g (6 x 3), then U = t G^T (6 x 6): the same 1D map twice. */
 #define WINO_G(x0, x1, x2, y, ys)                                                                  \
     do {                                                                                           \
-        vec g02_ = VADD(x0, x2);                                                                   \
-        vec ga_ = VMUL(s6, VADD(g02_, x1)), gb_ = VMUL(s6, VSUB(g02_, x1));                        \
-        vec gc_ = VADD(VMUL(s24, x0), VMUL(s6, x2)), ge_ = VMUL(s12, x1);                          \
-        (y)[0] = VMUL(q4, x0);                                                                     \
-        (y)[(ys)] = VSUB(VZERO(), ga_);                                                            \
-        (y)[2 * (ys)] = VSUB(VZERO(), gb_);                                                        \
-        (y)[3 * (ys)] = VADD(gc_, ge_);                                                            \
-        (y)[4 * (ys)] = VSUB(gc_, ge_);                                                            \
+        vec g02_ = v_add(x0, x2);                                                                  \
+        vec ga_ = v_mul(s6, v_add(g02_, x1)), gb_ = v_mul(s6, v_sub(g02_, x1));                    \
+        vec gc_ = v_add(v_mul(s24, x0), v_mul(s6, x2)), ge_ = v_mul(s12, x1);                      \
+        (y)[0] = v_mul(q4, x0);                                                                    \
+        (y)[(ys)] = v_sub(v_zero(), ga_);                                                          \
+        (y)[2 * (ys)] = v_sub(v_zero(), gb_);                                                      \
+        (y)[3 * (ys)] = v_add(gc_, ge_);                                                           \
+        (y)[4 * (ys)] = v_sub(gc_, ge_);                                                           \
         (y)[5 * (ys)] = x2;                                                                        \
     } while (0)
         for (int q = 0; q < 3; q++) WINO_G(g[q], g[3 + q], g[6 + q], t + q, 3);
@@ -253,7 +250,7 @@ void FN(lg__conv_wino_wei)(const lg__conv_wino *w, const float *wei, int64_t ob,
         for (int r6 = 0; r6 < 6; r6++) {
             vec u[6];
             WINO_G(t[r6 * 3], t[r6 * 3 + 1], t[r6 * 3 + 2], u, 1);
-            for (int c6 = 0; c6 < 6; c6++) VSTORE(u0 + (r6 * 6 + c6) * uk, u[c6]);
+            for (int c6 = 0; c6 < 6; c6++) v_store(u0 + (r6 * 6 + c6) * uk, u[c6]);
         }
 #undef WINO_G
     }

@@ -2,34 +2,14 @@
  * to 4 rows x 3 OC blocks, 1-2 rows x 4). See ip_tpl.h. */
 #include "primitives/ip/ip.h"
 
-#include <immintrin.h>
-
-#define VL 8
-typedef __m256 vec;
-typedef __m256i vmask;
+#include "primitives/simd/simd_avx2.h"
 
 #define NRMAX     4
 #define MBMAX     4
 #define MB_OF(nr) ((nr) <= 2 ? 4 : 3)
 
-#define VZERO()              _mm256_setzero_ps()
-#define VLOAD(p)             _mm256_loadu_ps(p)
-#define VSTORE(p, v)         _mm256_storeu_ps(p, v)
-#define VBCAST(p)            _mm256_broadcast_ss(p)
-#define VFMA(a, b, c)        _mm256_fmadd_ps(a, b, c)
-#define VADD(a, b)           _mm256_add_ps(a, b)
-#define VMUL(a, b)           _mm256_mul_ps(a, b)
-#define VSET1(x)             _mm256_set1_ps(x)
-#define VMASKZ_LOAD(m, p)    _mm256_maskload_ps(p, m)
-#define VMASK_STORE(p, m, v) _mm256_maskstore_ps(p, m, v)
-#define ELT_F32              lg__eltwise_f32_avx2
-#define FN(name)             name##_avx2
-
-/* The first n lanes, 0 <= n <= 8. */
-static inline vmask VMASK(int n) {
-    __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), idx);
-}
+#define ELT_F32  lg__eltwise_f32_avx2
+#define FN(name) name##_avx2
 
 /* A list of macro calls, one row per tile height (kept by hand). */
 // clang-format off

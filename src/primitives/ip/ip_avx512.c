@@ -2,33 +2,14 @@
  * up to 8 rows x 3 OC blocks, up to 6 rows x 4). See ip_tpl.h. */
 #include "primitives/ip/ip.h"
 
-#include <immintrin.h>
-
-#define VL 16
-typedef __m512 vec;
-typedef __mmask16 vmask;
+#include "primitives/simd/simd_avx512.h"
 
 #define NRMAX     8
 #define MBMAX     4
 #define MB_OF(nr) ((nr) <= 6 ? 4 : 3)
 
-#define VZERO()              _mm512_setzero_ps()
-#define VLOAD(p)             _mm512_loadu_ps(p)
-#define VSTORE(p, v)         _mm512_storeu_ps(p, v)
-#define VBCAST(p)            _mm512_set1_ps(*(p))
-#define VFMA(a, b, c)        _mm512_fmadd_ps(a, b, c)
-#define VADD(a, b)           _mm512_add_ps(a, b)
-#define VMUL(a, b)           _mm512_mul_ps(a, b)
-#define VSET1(x)             _mm512_set1_ps(x)
-#define VMASKZ_LOAD(m, p)    _mm512_maskz_loadu_ps(m, p)
-#define VMASK_STORE(p, m, v) _mm512_mask_storeu_ps(p, m, v)
-#define ELT_F32              lg__eltwise_f32_avx512
-#define FN(name)             name##_avx512
-
-/* The first n lanes, 0 <= n <= 16. */
-static inline vmask VMASK(int n) {
-    return (vmask)((1u << n) - 1u);
-}
+#define ELT_F32  lg__eltwise_f32_avx512
+#define FN(name) name##_avx512
 
 /* A list of macro calls, one row per tile height (kept by hand). */
 // clang-format off

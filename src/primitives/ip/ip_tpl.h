@@ -1,6 +1,7 @@
 /* The inner product's tile loops, written once for both ISAs: included by
- * ip_avx2.c and ip_avx512.c after they define VL, vec, vmask, the V* macros,
- * NRMAX / MBMAX, MB_OF(nr), ELT_F32 and FN(name).
+ * ip_avx2.c and ip_avx512.c after their ISA's vector layer
+ * (simd/simd_<isa>.h) and NRMAX / MBMAX, MB_OF(nr), TILE_LIST, TILE_TABLE,
+ * ELT_F32 and FN(name).
  *
  * A tile is NR rows x MB OC blocks: NR x MB accumulators of VL lanes. For
  * each src element k of the NR rows (in src's memory order, which the
@@ -18,7 +19,7 @@ AI void FN(tile)(const lg__ip_plan *p, const float *src, const float *wei, const
 #pragma GCC unroll 8
     for (int i = 0; i < NR; i++)
 #pragma GCC unroll 4
-        for (int j = 0; j < MB; j++) acc[i][j] = VZERO();
+        for (int j = 0; j < MB; j++) acc[i][j] = v_zero();
     const float *s = src + n0 * kp;
     const float *w = wei + b0 * ws;
     int64_t k = 0;
@@ -28,28 +29,28 @@ AI void FN(tile)(const lg__ip_plan *p, const float *src, const float *wei, const
          * weight stream. */
         vec acc1[MBMAX];
 #pragma GCC unroll 4
-        for (int j = 0; j < MB; j++) acc1[j] = VZERO();
+        for (int j = 0; j < MB; j++) acc1[j] = v_zero();
         for (; k + 2 <= kp; k += 2) {
-            vec s0 = VBCAST(s + k), s1 = VBCAST(s + k + 1);
+            vec s0 = v_bcast(s + k), s1 = v_bcast(s + k + 1);
 #pragma GCC unroll 4
             for (int j = 0; j < MB; j++) {
-                acc[0][j] = VFMA(s0, VLOAD(w + j * ws + k * VL), acc[0][j]);
-                acc1[j] = VFMA(s1, VLOAD(w + j * ws + (k + 1) * VL), acc1[j]);
+                acc[0][j] = v_fma(s0, v_load(w + j * ws + k * VL), acc[0][j]);
+                acc1[j] = v_fma(s1, v_load(w + j * ws + (k + 1) * VL), acc1[j]);
             }
         }
 #pragma GCC unroll 4
-        for (int j = 0; j < MB; j++) acc[0][j] = VADD(acc[0][j], acc1[j]);
+        for (int j = 0; j < MB; j++) acc[0][j] = v_add(acc[0][j], acc1[j]);
     }
 #pragma GCC unroll 2
     for (; k < kp; k++) {
         vec wv[MBMAX];
 #pragma GCC unroll 4
-        for (int j = 0; j < MB; j++) wv[j] = VLOAD(w + j * ws + k * VL);
+        for (int j = 0; j < MB; j++) wv[j] = v_load(w + j * ws + k * VL);
 #pragma GCC unroll 8
         for (int i = 0; i < NR; i++) {
-            vec sv = VBCAST(s + i * kp + k);
+            vec sv = v_bcast(s + i * kp + k);
 #pragma GCC unroll 4
-            for (int j = 0; j < MB; j++) acc[i][j] = VFMA(sv, wv[j], acc[i][j]);
+            for (int j = 0; j < MB; j++) acc[i][j] = v_fma(sv, wv[j], acc[i][j]);
         }
     }
     int nvalid[MBMAX];
@@ -59,9 +60,9 @@ AI void FN(tile)(const lg__ip_plan *p, const float *src, const float *wei, const
         nvalid[j] = left < VL ? (int)left : VL;
         if (bias) {
             const float *bp = bias + (b0 + j) * VL;
-            vec bv = nvalid[j] == VL ? VLOAD(bp) : VMASKZ_LOAD(VMASK(nvalid[j]), bp);
+            vec bv = nvalid[j] == VL ? v_load(bp) : v_load_mask(v_mask_first(nvalid[j]), bp);
 #pragma GCC unroll 8
-            for (int i = 0; i < NR; i++) acc[i][j] = VADD(acc[i][j], bv);
+            for (int i = 0; i < NR; i++) acc[i][j] = v_add(acc[i][j], bv);
         }
     }
     if (p->pd->npost == 0) {
@@ -71,9 +72,9 @@ AI void FN(tile)(const lg__ip_plan *p, const float *src, const float *wei, const
             for (int j = 0; j < MB; j++) {
                 float *d = dst + (n0 + i) * oc + (b0 + j) * VL;
                 if (nvalid[j] == VL)
-                    VSTORE(d, acc[i][j]);
+                    v_store(d, acc[i][j]);
                 else
-                    VMASK_STORE(d, VMASK(nvalid[j]), acc[i][j]);
+                    v_store_mask(d, v_mask_first(nvalid[j]), acc[i][j]);
             }
         return;
     }
@@ -82,30 +83,30 @@ AI void FN(tile)(const lg__ip_plan *p, const float *src, const float *wei, const
 #pragma GCC unroll 8
     for (int i = 0; i < NR; i++)
 #pragma GCC unroll 4
-        for (int j = 0; j < MB; j++) VSTORE(buf + (i * MB + j) * VL, acc[i][j]);
+        for (int j = 0; j < MB; j++) v_store(buf + (i * MB + j) * VL, acc[i][j]);
     const lg__ip_pd *pd = p->pd;
     for (int o = 0; o < pd->npost; o++) {
         if (pd->post[o].kind != LG_POST_SUM) {
             ELT_F32(&p->epd[o], buf, buf, (int64_t)NR * MB * VL, false);
             continue;
         }
-        vec sc = VSET1(pd->post[o].scale);
+        vec sc = v_set1(pd->post[o].scale);
         for (int i = 0; i < NR; i++)
             for (int j = 0; j < MB; j++) {
                 const float *d = dst + (n0 + i) * oc + (b0 + j) * VL;
                 float *b = buf + (i * MB + j) * VL;
-                vec old = nvalid[j] == VL ? VLOAD(d) : VMASKZ_LOAD(VMASK(nvalid[j]), d);
-                VSTORE(b, VADD(VLOAD(b), VMUL(sc, old)));
+                vec old = nvalid[j] == VL ? v_load(d) : v_load_mask(v_mask_first(nvalid[j]), d);
+                v_store(b, v_add(v_load(b), v_mul(sc, old)));
             }
     }
     for (int i = 0; i < NR; i++)
         for (int j = 0; j < MB; j++) {
             float *d = dst + (n0 + i) * oc + (b0 + j) * VL;
-            vec v = VLOAD(buf + (i * MB + j) * VL);
+            vec v = v_load(buf + (i * MB + j) * VL);
             if (nvalid[j] == VL)
-                VSTORE(d, v);
+                v_store(d, v);
             else
-                VMASK_STORE(d, VMASK(nvalid[j]), v);
+                v_store_mask(d, v_mask_first(nvalid[j]), v);
         }
 }
 

@@ -246,4 +246,35 @@ static inline vec v_recip(vec x) {
 /* The typed loads and stores (v_ld, v_st, v_load_dt, ...) on this layer. */
 #include "primitives/simd/dtio_avx2.h"
 
+/* The register-tile steps of conv's and inner product's templates
+ * (direct_tpl.h, pw_tpl.h, wino_tpl.h, ip_tpl.h). */
+
+/* *p on every lane (a broadcast load). */
+static inline vec v_bcast(const float *p) {
+    return _mm256_broadcast_ss(p);
+}
+/* max(v, +0) (maxps: +0 when v is NaN). */
+static inline vec v_max0(vec v) {
+    return _mm256_max_ps(v, _mm256_setzero_ps());
+}
+/* Lanes [lo, hi), 0 <= lo <= hi <= VL. */
+static inline vmask v_mask_range(int lo, int hi) {
+    __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    return _mm256_castsi256_ps(
+        _mm256_and_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32(hi), idx),
+                         _mm256_cmpgt_epi32(idx, _mm256_set1_epi32(lo - 1))));
+}
+/* Lanes [0, n), 0 <= n <= VL. */
+static inline vmask v_mask_first(int n) {
+    return _mm256_castsi256_ps(
+        _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)));
+}
+/* The lanes m of p, the others zero; and the store of the lanes m. */
+static inline vec v_load_mask(vmask m, const float *p) {
+    return _mm256_maskload_ps(p, _mm256_castps_si256(m));
+}
+static inline void v_store_mask(float *p, vmask m, vec v) {
+    _mm256_maskstore_ps(p, _mm256_castps_si256(m), v);
+}
+
 #endif /* LG_PRIMITIVES_SIMD_AVX2_H */

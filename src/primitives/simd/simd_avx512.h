@@ -224,4 +224,31 @@ static inline vec v_recip(vec x) {
 /* The typed loads and stores (v_ld, v_st, v_load_dt, ...) on this layer. */
 #include "primitives/simd/dtio_avx512.h"
 
+/* The register-tile steps of conv's and inner product's templates
+ * (direct_tpl.h, pw_tpl.h, wino_tpl.h, ip_tpl.h). */
+
+/* *p on every lane (a broadcast load). */
+static inline vec v_bcast(const float *p) {
+    return _mm512_set1_ps(*p);
+}
+/* max(v, +0) (maxps: +0 when v is NaN). */
+static inline vec v_max0(vec v) {
+    return _mm512_max_ps(v, _mm512_setzero_ps());
+}
+/* Lanes [lo, hi), 0 <= lo <= hi <= VL. */
+static inline vmask v_mask_range(int lo, int hi) {
+    return (vmask)(((1u << hi) - 1u) & ~((1u << lo) - 1u));
+}
+/* Lanes [0, n), 0 <= n <= VL. */
+static inline vmask v_mask_first(int n) {
+    return (vmask)((1u << n) - 1u);
+}
+/* The lanes m of p, the others zero; and the store of the lanes m. */
+static inline vec v_load_mask(vmask m, const float *p) {
+    return _mm512_maskz_loadu_ps(m, p);
+}
+static inline void v_store_mask(float *p, vmask m, vec v) {
+    _mm512_mask_storeu_ps(p, m, v);
+}
+
 #endif /* LG_PRIMITIVES_SIMD_AVX512_H */
