@@ -216,12 +216,8 @@ static bool typed_attr_build(const lgb_attr_spec *spec, int64_t groups, int64_t 
             if (st == LG_OK && p->escale != 1.0f)
                 st = lg_attr_append_eltwise(t->attr, LG_ELTWISE_LINEAR, p->escale, 0.0f);
         } else if (p->kind == LGB_POST_PRELU) {
-            int mask;
-            if (!lgb_mask_resolve(p->mask, dst->ndims, &mask))
-                return lgb_skip(res, "invalid case (benchdnn skips it too)",
-                                "post-op %d policy names a dim a %dD tensor lacks", i, dst->ndims),
-                       false;
-            st = lg_attr_append_prelu(t->attr, mask);
+            if (!lgb_po_prelu(p, i, dst, t->attr, res)) return false;
+            st = LG_OK;
         } else {
             lg_md m;
             if (!lgb_po_src1_md(p, i, dst, &m, res)) return false;

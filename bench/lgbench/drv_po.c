@@ -15,6 +15,15 @@ bool lgb_po_src1_md(const lgb_post *p, int i, const lg_md *dst, lg_md *m, lgb_re
     return lgb_md(m, dst->ndims, dims, p->dt, p->tag, "post-op src1", res);
 }
 
+bool lgb_po_prelu(const lgb_post *p, int i, const lg_md *dst, lg_attr *attr, lgb_result *res) {
+    int mask;
+    if (!lgb_mask_resolve(p->mask, dst->ndims, &mask))
+        return lgb_skip(res, "invalid case (benchdnn skips it too)",
+                        "post-op %d policy names a dim a %dD tensor lacks", i, dst->ndims),
+               false;
+    return lgb_created(lg_attr_append_prelu(attr, mask), "lg_attr_append_prelu", res);
+}
+
 bool lgb_po_build(const lgb_attr_spec *spec, const lg_md *dst, bool with_scales, lgb_po_bufs *b,
                   lgb_result *res) {
     memset(b, 0, sizeof *b);
@@ -58,12 +67,8 @@ bool lgb_po_build(const lgb_attr_spec *spec, const lg_md *dst, bool with_scales,
                        false;
             s = lg_attr_append_eltwise(b->attr, p->alg, p->alpha, p->beta);
         } else if (p->kind == LGB_POST_PRELU) {
-            int mask;
-            if (!lgb_mask_resolve(p->mask, dst->ndims, &mask))
-                return lgb_skip(res, "invalid case (benchdnn skips it too)",
-                                "post-op %d policy names a dim a %dD tensor lacks", i, dst->ndims),
-                       false;
-            s = lg_attr_append_prelu(b->attr, mask);
+            if (!lgb_po_prelu(p, i, dst, b->attr, res)) return false;
+            s = LG_OK;
         } else {
             lg_md m;
             if (!lgb_po_src1_md(p, i, dst, &m, res)) return false;

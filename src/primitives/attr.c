@@ -294,17 +294,11 @@ lg_status lg__attr_check_post_only(const struct lg_attr *attr, const char *kind,
     if (attr->npost < 0 || attr->npost > LG_MAX_POST_OPS)
         return lg__error(LG_INVALID_ARGUMENT, where, "attr has %d post-ops", attr->npost);
     for (int i = 0; i < attr->npost; i++)
-        if (attr->post[i].kind == LG_POST_BINARY)
+        if (lg__post_reads_tensor(attr->post[i].kind))
             return lg__error(LG_UNIMPLEMENTED, where,
-                             "attr post-op %d is a binary post-op: %s takes sum and eltwise "
+                             "attr post-op %d is a %s post-op: %s takes sum and eltwise "
                              "post-ops only",
-                             i, kind);
-    for (int i = 0; i < attr->npost; i++)
-        if (attr->post[i].kind == LG_POST_PRELU)
-            return lg__error(LG_UNIMPLEMENTED, where,
-                             "attr post-op %d is a prelu post-op: %s takes sum and eltwise "
-                             "post-ops only",
-                             i, kind);
+                             i, attr->post[i].kind == LG_POST_PRELU ? "prelu" : "binary", kind);
     for (int i = 0; i < attr->npost; i++)
         if (attr->post[i].kind != LG_POST_SUM && attr->post[i].kind != LG_POST_ELTWISE)
             return lg__error(LG_INVALID_ARGUMENT, where, "attr post-op %d has kind %d", i,
