@@ -5,7 +5,9 @@
 # and write its JSON to data/cost_model_calibrated.json, then, with --ship,
 # make it the built-in default (data/cost_model_default.json and, as a C
 # string, src/passes/cost_default.inc). Then rebuild.
-#   bash scripts/calibrate_default.sh [--ship] [lgraph-calibrate options]
+#   bash scripts/calibrate_default.sh [--ship] [--keep-speedups] [lgraph-calibrate options]
+# --keep-speedups keeps the shipped table's 2-thread speedups (a machine
+# too loaded for any 2-thread run to get both cores measures none: 0 / 1).
 # Run it on a machine of the kind the library targets (the shipped table:
 # AVX2 + FMA, docs/propagation.md "Where the coefficients come from"), and
 # check afterwards that OPTIMAL stays at or ahead of GREEDY on the networks
@@ -14,11 +16,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build}
 cmake --build "$build" --target lgraph-calibrate >/dev/null
-ship=0
+ship=0 keep=0
 args=(--threads=1)
-for a in "$@"; do [ "$a" = --ship ] && ship=1 || args+=("$a"); done
+for a in "$@"; do
+  case "$a" in --ship) ship=1 ;; --keep-speedups) keep=1 ;; *) args+=("$a") ;; esac
+done
 json=data/cost_model_calibrated.json
 "$build/tools/lgraph-calibrate" -o "$json" "${args[@]}"
+if [ "$keep" = 1 ]; then
+  for k in speedup2_compute speedup2_memory; do
+    v=$(sed -n "s/^  \"$k\": \([0-9.]*\),\$/\1/p" data/cost_model_default.json)
+    [ -n "$v" ] && sed -i "s/^  \"$k\": [0-9.]*,\$/  \"$k\": $v,/" "$json"
+  done
+fi
 if [ "$ship" = 1 ]; then cp "$json" data/cost_model_default.json; else
   echo "wrote $json (--ship makes it the built-in default)"; exit 0; fi
 json=data/cost_model_default.json

@@ -5,7 +5,8 @@ fastest of K runs after one warm-up; a run over 3 s is run once), which
 leaves out what other processes took of the core on a shared machine. One
 JSON object per strategy on stdout (the fields of bench_model's lines).
   python3 scripts/model_cpu.py CHECKOUT MODEL.onnx N STRATEGIES K [NONE_MAX_MS]
-STRATEGIES: comma-separated none,greedy,optimal; NONE is skipped when its
+STRATEGIES: comma-separated none,greedy,optimal,opt_min (opt_min: OPTIMAL
+with optimal_margin 0, the model's minimum as it is); NONE is skipped when its
 predicted time exceeds NONE_MAX_MS (ResNet-50 at N = 16: 5 minutes)."""
 import ctypes, json, sys, time
 sys.path.insert(0, sys.argv[1] + "/python")
@@ -18,7 +19,10 @@ none_max = float(sys.argv[6]) if len(sys.argv) > 6 else 1e9
 g, ins, outs = lgraph.load_onnx(net, batch=batch)
 rows = []
 for st in strategies:
-    plan = g.compile(strategy=st, threads=1)
+    if st == "opt_min":
+        plan = g.compile(strategy="optimal", threads=1, optimal_margin=0)
+    else:
+        plan = g.compile(strategy=st, threads=1)
     s = plan.stats()
     if st == "none" and s["model_ms"] > none_max:
         continue

@@ -31,6 +31,7 @@ tests=(
   "common_status:status/last_error_is_per_thread"
   "primitives_reorder_fast:reorder_fast/plan_shared_by_threads"
   "omp:primitives_reorder_fast:reorder_fast/larger_threaded"
+  "primitives_conv_quant_threads:*/*"
   "primitives_shuffle:shuffle/one_kernel_many_threads"
   "primitives_shuffle:shuffle/large_problems_threads_and_streaming"
 )

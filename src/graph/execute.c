@@ -116,7 +116,7 @@ static lg_status run_steps(const lg_plan *p, void *const *bases, double *ms) {
                 st->bufs[j].base < 0 ? NULL : (char *)bases[st->bufs[j].base] + st->bufs[j].offset;
         const lg_kernel *k = st->kernel;
         double t0 = timed ? lg__now_ms() : 0;
-        lg_status s = k->ops->execute(k, bufs);
+        lg_status s = st->state ? k->prep->execute(k, bufs, st->state) : k->ops->execute(k, bufs);
         double t = timed ? lg__now_ms() - t0 : 0;
         if (ms) ms[i] = t;
         if (verbose)

@@ -25,7 +25,11 @@ void lg_plan_destroy(lg_plan *p) {
     uv_mutex_lock(&p->async_mu);
     while (p->inflight > 0) uv_cond_wait(&p->async_cv, &p->async_mu);
     uv_mutex_unlock(&p->async_mu);
-    for (int i = 0; i < p->nsteps; i++) lg_kernel_destroy(p->steps[i].kernel);
+    for (int i = 0; i < p->nsteps; i++) {
+        lg_kernel *k = p->steps[i].kernel;
+        if (p->steps[i].state) k->prep->release(p->steps[i].state);
+        lg_kernel_destroy(k);
+    }
     for (int i = 0; p->ins && i < p->nin; i++) lg__free(p->ins[i].name);
     for (int i = 0; p->outs && i < p->nout; i++) lg__free(p->outs[i].name);
     for (int c = 0; c < p->nconst; c++) lg__free(p->consts[c]);

@@ -23,6 +23,7 @@ typedef struct lg__place {
  * optional argument). The rest describes the step for dumps. */
 typedef struct lg__step {
     lg_kernel *kernel; /* one reference owned by the plan */
+    void *state;       /* kernel->prep's state for the plan's constants (NULL: none) */
     int nbufs;
     lg__place bufs[LG_KERNEL_MAX_ARGS];
     lg__node_kind node_kind;

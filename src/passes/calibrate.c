@@ -390,6 +390,7 @@ static lg_status measure(const calib_case *cc, const lg_calibrate_options *o, sa
         x.bytes = steps[i].cost_bytes;
         /* Memory-bound: the bytes beyond the caches (lg__cost_spill). */
         x.flops = steps[i].flops > 0 ? steps[i].flops : lg__cost_spill(x.bytes);
+        x.spill = steps[i].flops > 0 ? lg__cost_spill(x.bytes) : 0;
         x.ns = fmax(steps[i].ms * 1e6, 1.0);
         if (!push(ss, &x)) s = LG_OUT_OF_MEMORY;
         if (o->log)
@@ -433,6 +434,7 @@ static const shape conv_kxk[] = {
     {64, 64, 56, 3, 1, 1},  {128, 128, 28, 3, 1, 1}, {256, 256, 14, 3, 1, 1},
     {512, 512, 7, 3, 1, 1}, {128, 128, 56, 3, 2, 1}, {256, 256, 28, 3, 2, 1},
     {60, 60, 28, 3, 1, 3},  {512, 512, 14, 3, 2, 1}, {24, 24, 56, 3, 1, 1},
+    {32, 64, 56, 3, 1, 1},  {128, 128, 14, 3, 1, 1}, {256, 256, 28, 3, 1, 1},
 };
 static const shape conv_dw[] = {
     {32, 32, 112, 3, 1, 32},   {144, 144, 56, 3, 2, 144}, {192, 192, 28, 3, 1, 192},
@@ -468,6 +470,17 @@ static bool runs_ref(const shape *sh, int64_t h, int src, int dst) {
             LG_OK)
         return true;
     return strcmp(lg__conv_path(&p, &sm, &wm, NULL, &dm), "ref") == 0;
+}
+
+/* Shapes (group gi of make_cases: 1x1, kxk, depthwise; index i) also
+ * measured at N = 16 and full size: ResNet-50's 56x56 1x1 pair, MobileNet
+ * v2's small-channel 1x1 at 112 and 56, the 3x3 convs Winograd runs at
+ * N = 16 (64@56, 128@28, 512@7), depthwise at 56 (stride 2 and 1) and 112. */
+static bool batched_full(int gi, int i) {
+    static const int pick[3][4] = {{2, 3, 20, 22}, {0, 3, 1, -1}, {1, 8, 7, -1}};
+    for (int k = 0; k < 4; k++)
+        if (pick[gi][k] == i) return true;
+    return false;
 }
 
 static int add_case(calib_case *cs, int n, int cap, calib_case c) {
@@ -526,6 +539,14 @@ static int make_cases(bool quick, bool b16, calib_case *cs, int cap) {
                     !runs_ref(&s, s.h, f, f)) {
                     c.n = 16;
                     c.h = s.h >= 28 ? s.h / 2 : s.h;
+                    n = add_case(cs, n, cap, c);
+                }
+                /* And at the networks' full size at N = 16 (tens of MB:
+                 * the spill term), for the shapes of batched_full. */
+                if (!quick && gi < 3 && f != F_PLAIN && batched_full(gi, i) &&
+                    !runs_ref(&s, s.h, f, f)) {
+                    c.n = 16;
+                    c.h = s.h;
                     n = add_case(cs, n, cap, c);
                 }
             }
@@ -653,7 +674,7 @@ static lg_status fit_all(samples *ss, lg__cost_coefs *c, FILE *log) {
             strncmp(ss->s[i].key, "reorder:", 8) != 0) {
             double err = 0;
             for (int k = i; k < j; k++) {
-                double p = lg__cost_eval(pool, ss->s[k].bytes, ss->s[k].flops);
+                double p = lg__cost_eval(pool, ss->s[k].bytes, ss->s[k].flops, ss->s[k].spill);
                 err += (p - ss->s[k].ns) * (p - ss->s[k].ns) / (ss->s[k].ns * ss->s[k].ns);
             }
             err = sqrt(err / (j - i));
@@ -669,12 +690,12 @@ static lg_status fit_all(samples *ss, lg__cost_coefs *c, FILE *log) {
     }
     if (log && s == LG_OK) {
         fprintf(log, "fit: %d entries from %d measured steps\n", c->n, ss->n);
-        fprintf(log, "%-36s %5s %12s %12s %12s %8s\n", "key", "n", "fixed_ns", "ns/byte", "ns/flop",
-                "rms_err");
+        fprintf(log, "%-36s %5s %12s %12s %12s %12s %8s\n", "key", "n", "fixed_ns", "ns/byte",
+                "ns/flop", "ns/spilled", "rms_err");
         for (int i = 0; i < c->n; i++)
-            fprintf(log, "%-36s %5d %12.1f %12.5f %12.6f %7.1f%%\n", c->e[i].key, c->e[i].samples,
-                    c->e[i].fixed_ns, c->e[i].ns_per_byte, c->e[i].ns_per_flop,
-                    100 * c->e[i].rms_rel_err);
+            fprintf(log, "%-36s %5d %12.1f %12.5f %12.6f %12.5f %7.1f%%\n", c->e[i].key,
+                    c->e[i].samples, c->e[i].fixed_ns, c->e[i].ns_per_byte, c->e[i].ns_per_flop,
+                    c->e[i].ns_per_spill, 100 * c->e[i].rms_rel_err);
     }
     return s;
 }

@@ -4,9 +4,13 @@
 #include <math.h>
 #include <string.h>
 
+/* Features of a sample: 1, bytes, flops (or spilled bytes of a memory-bound
+ * step), spilled bytes of a step with flops. */
+#define NF 4
+
 /* Solve the k x k system a x = b (Gaussian elimination, partial pivoting);
  * false if singular. */
-static bool solve(int k, double a[3][3], double b[3], double x[3]) {
+static bool solve(int k, double a[NF][NF], double b[NF], double x[NF]) {
     for (int c = 0; c < k; c++) {
         int piv = c;
         for (int r = c + 1; r < k; r++)
@@ -35,10 +39,10 @@ static bool solve(int k, double a[3][3], double b[3], double x[3]) {
 }
 
 /* Weighted residual sum of squares (relative errors) of coefs x. */
-static double rss(const lg__calib_sample *s, int n, const double x[3]) {
+static double rss(const lg__calib_sample *s, int n, const double x[NF]) {
     double r = 0;
     for (int i = 0; i < n; i++) {
-        double p = x[0] + x[1] * s[i].bytes + x[2] * s[i].flops;
+        double p = x[0] + x[1] * s[i].bytes + x[2] * s[i].flops + x[3] * s[i].spill;
         double e = (p - s[i].ns) / s[i].ns;
         r += e * e;
     }
@@ -47,28 +51,40 @@ static double rss(const lg__calib_sample *s, int n, const double x[3]) {
 
 static void fit_once(const lg__calib_sample *s, int n, lg__cost_entry *e) {
     /* Relative least squares: minimise sum ((pred - t) / t)^2 over the
-     * non-negative (fixed, per byte, per flop), trying every subset of free
-     * coefficients and keeping the best feasible one. Features are scaled
-     * to comparable sizes first. */
-    double scale[3] = {1, 0, 0};
+     * non-negative (fixed, per byte, per flop, per spilled byte), trying
+     * every subset of free coefficients and keeping the best feasible one.
+     * Features are scaled to comparable sizes first. */
+    double scale[NF] = {1, 0, 0, 0};
     for (int i = 0; i < n; i++) {
         scale[1] = fmax(scale[1], s[i].bytes);
         scale[2] = fmax(scale[2], s[i].flops);
+        scale[3] = fmax(scale[3], s[i].spill);
     }
-    double best = INFINITY, bx[3] = {0, 0, 0};
-    for (int mask = 1; mask < 8; mask++) {
-        int idx[3], k = 0;
-        for (int j = 0; j < 3; j++)
-            if ((mask >> j) & 1 && scale[j] > 0) idx[k++] = j;
+    double best = INFINITY, bx[NF] = {0, 0, 0, 0};
+    for (int mask = 1; mask < (1 << NF); mask++) {
+        int idx[NF], k = 0;
+        bool absent = false;
+        for (int j = 0; j < NF; j++)
+            if ((mask >> j) & 1) {
+                if (scale[j] > 0)
+                    idx[k++] = j;
+                else
+                    absent = true;
+            }
         /* Fewer than 3 samples: no fixed term (it would not extrapolate).
          * The main term (per flop when the samples compute, else per byte)
          * always stays: a fit without it would make big steps free, and
-         * OPTIMAL exploits any such hole. */
-        int main_bit = scale[2] > 0 ? 4 : 2;
-        if (k == 0 || k > n || ((mask & 1) && n < 3) || !(mask & main_bit)) continue;
-        double a[3][3] = {{0}}, b[3] = {0}, y[3] = {0};
+         * OPTIMAL exploits any such hole. The spill term needs at least 2
+         * samples that spill. */
+        int main_bit = scale[2] > 0 ? 4 : 2, spilled = 0;
+        for (int i = 0; i < n; i++) spilled += s[i].spill > 0;
+        if (absent || k == 0 || k > n || ((mask & 1) && n < 3) || !(mask & main_bit) ||
+            ((mask & 8) && spilled < 2))
+            continue;
+        double a[NF][NF] = {{0}}, b[NF] = {0}, y[NF] = {0};
         for (int i = 0; i < n; i++) {
-            double f[3] = {1, s[i].bytes / fmax(scale[1], 1), s[i].flops / fmax(scale[2], 1)};
+            double f[NF] = {1, s[i].bytes / fmax(scale[1], 1), s[i].flops / fmax(scale[2], 1),
+                            s[i].spill / fmax(scale[3], 1)};
             double w = 1.0 / (s[i].ns * s[i].ns);
             for (int p = 0; p < k; p++) {
                 for (int q = 0; q < k; q++) a[p][q] += w * f[idx[p]] * f[idx[q]];
@@ -76,7 +92,7 @@ static void fit_once(const lg__calib_sample *s, int n, lg__cost_entry *e) {
             }
         }
         if (!solve(k, a, b, y)) continue;
-        double x[3] = {0, 0, 0};
+        double x[NF] = {0, 0, 0, 0};
         bool ok = true;
         for (int p = 0; p < k; p++) {
             int j = idx[p];
@@ -93,6 +109,7 @@ static void fit_once(const lg__calib_sample *s, int n, lg__cost_entry *e) {
     e->fixed_ns = bx[0];
     e->ns_per_byte = bx[1];
     e->ns_per_flop = bx[2];
+    e->ns_per_spill = bx[3];
     e->samples = n;
     e->rms_rel_err = n > 0 && isfinite(best) ? sqrt(best / n) : 0;
 }
@@ -106,7 +123,7 @@ void lg__calib_fit(const lg__calib_sample *s, int n, lg__cost_entry *e) {
     if (!k) return;
     int m = 0;
     for (int i = 0; i < n; i++)
-        if (s[i].ns <= 2.5 * lg__cost_eval(e, s[i].bytes, s[i].flops)) k[m++] = s[i];
+        if (s[i].ns <= 2.5 * lg__cost_eval(e, s[i].bytes, s[i].flops, s[i].spill)) k[m++] = s[i];
     if (m < n && m >= 3 && m >= n * 3 / 4) fit_once(k, m, e);
     lg__free(k);
 }

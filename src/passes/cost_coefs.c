@@ -68,9 +68,9 @@ const lg__cost_entry *lg__cost_lookup(const lg__cost_coefs *c, const char *key) 
     return find(c, "*");
 }
 
-double lg__cost_eval(const lg__cost_entry *e, double bytes, double flops) {
+double lg__cost_eval(const lg__cost_entry *e, double bytes, double flops, double spill) {
     if (!e) return bytes + 0.1 * flops; /* the byte-count model (see the header) */
-    return e->fixed_ns + e->ns_per_byte * bytes + e->ns_per_flop * flops;
+    return e->fixed_ns + e->ns_per_byte * bytes + e->ns_per_flop * flops + e->ns_per_spill * spill;
 }
 
 double lg__cost_spill(double bytes) {
@@ -223,6 +223,10 @@ static bool entry(reader *r, lg__cost_entry *e) {
             int i = k[0] == 'f' ? 0 : k[7] == 'b' ? 1 : 2;
             (&e->fixed_ns)[i] = v;
             has[i] = true;
+        } else if (strcmp(k, "ns_per_spill_byte") == 0) { /* optional: older files lack it */
+            if (!num(r, &v)) return false;
+            if (v < 0) return fail(r, "a coefficient is negative");
+            e->ns_per_spill = v;
         } else if (strcmp(k, "samples") == 0) {
             if (!num(r, &v)) return false;
             e->samples = v > 0 && v < 1e9 ? (int)v : 0;
@@ -362,17 +366,19 @@ lg_status lg__cost_coefs_write(const lg__cost_coefs *c, FILE *f) {
         fprintf(f, "  \"speedup2_compute\": %.4g,\n  \"speedup2_memory\": %.4g,\n",
                 c->speedup2_compute > 0 ? c->speedup2_compute : 1,
                 c->speedup2_memory > 0 ? c->speedup2_memory : 1);
-    fprintf(f, "  \"units\": \"time = fixed_ns + ns_per_byte * bytes + ns_per_flop * flops (one "
-               "thread; on T threads divided by 1 + (T - 1) (speedup2 - 1))\",\n  \"entries\": "
-               "[\n");
+    fprintf(f,
+            "  \"units\": \"time = fixed_ns + ns_per_byte * bytes + ns_per_flop * flops (one "
+            "thread; + ns_per_spill_byte * bytes beyond 8 MiB for steps with flops; on T threads "
+            "divided by 1 + (T - 1) (speedup2 - 1))\",\n  \"entries\": "
+            "[\n");
     for (int i = 0; i < c->n; i++) {
         const lg__cost_entry *e = &c->e[i];
         fprintf(f, "    {\"key\": ");
         write_str(f, e->key);
-        fprintf(f,
-                ", \"fixed_ns\": %.9g, \"ns_per_byte\": %.9g, \"ns_per_flop\": %.9g, "
-                "\"samples\": %d, \"rms_rel_err\": %.4g}%s\n",
-                e->fixed_ns, e->ns_per_byte, e->ns_per_flop, e->samples, e->rms_rel_err,
+        fprintf(f, ", \"fixed_ns\": %.9g, \"ns_per_byte\": %.9g, \"ns_per_flop\": %.9g, ",
+                e->fixed_ns, e->ns_per_byte, e->ns_per_flop);
+        if (e->ns_per_spill > 0) fprintf(f, "\"ns_per_spill_byte\": %.9g, ", e->ns_per_spill);
+        fprintf(f, "\"samples\": %d, \"rms_rel_err\": %.4g}%s\n", e->samples, e->rms_rel_err,
                 i + 1 < c->n ? "," : "");
     }
     fprintf(f, "  ]\n}\n");

@@ -2,6 +2,7 @@
  * entries, each giving the time of one step kind as
  *
  *     fixed_ns + ns_per_byte * bytes + ns_per_flop * flops
+ *              + ns_per_spill * spilled bytes (steps with flops)
  *
  * keyed by "kind:class:families:dtype" (lg__cost_key), read from and written
  * to a small JSON file (docs/propagation.md, "The cost model"). The library
@@ -20,6 +21,10 @@
 typedef struct lg__cost_entry {
     char key[LG_COST_KEY_LEN];
     double fixed_ns, ns_per_byte, ns_per_flop;
+    /* ns per byte beyond the caches (lg__cost_spill) of a step with
+     * arithmetic: what its out-of-cache traffic adds (0 in tables made
+     * before it; memory-bound steps price spilled bytes by ns_per_flop). */
+    double ns_per_spill;
     int samples;        /* measurements the fit used (0: not fitted) */
     double rms_rel_err; /* root mean square relative error of the fit */
 } lg__cost_entry;
@@ -54,10 +59,12 @@ LG_INTERNAL void lg__cost_key(const char *kind, const char *cls, const lg_md *sr
  * NULL when none matches. */
 LG_INTERNAL const lg__cost_entry *lg__cost_lookup(const lg__cost_coefs *c, const char *key);
 
-/* Time in ns of a step of `bytes` and `flops` under entry e. With no entry
- * (a table without "*"), the byte-count model that preceded calibration:
- * bytes + 0.1 x flops, the caller passing flops times the kind's slowdown. */
-LG_INTERNAL double lg__cost_eval(const lg__cost_entry *e, double bytes, double flops);
+/* Time in ns of a step of `bytes`, `flops` (the third term: spilled bytes
+ * for a memory-bound step) and `spill` (lg__cost_spill(bytes) for a step
+ * with flops, else 0) under entry e. With no entry (a table without "*"),
+ * the byte-count model that preceded calibration: bytes + 0.1 x flops, the
+ * caller passing flops times the kind's slowdown. */
+LG_INTERNAL double lg__cost_eval(const lg__cost_entry *e, double bytes, double flops, double spill);
 
 /* Bytes of a memory-bound step (no arithmetic) beyond what stays in the
  * caches: the model's third term prices these instead of flops for such

@@ -4,6 +4,9 @@
 #include "passes/ir.h"
 
 #include <stdio.h>
+#include <string.h>
+
+#include "primitives/conv/conv.h"
 
 const lg__cost_coefs *lg__cost_coefs_of(const lg__graph *ir) {
     return ir && ir->coefs ? ir->coefs : lg__cost_coefs_default();
@@ -15,8 +18,34 @@ double lg__cost_reorder(const lg__graph *ir, const lg_md *src, const lg_md *dst)
     double bytes = (double)lg_md_size(src) + (double)lg_md_size(dst);
     const lg__cost_coefs *c = lg__cost_coefs_of(ir);
     const lg__cost_entry *e = lg__cost_lookup(c, key);
-    return lg__cost_eval(e, bytes, e ? lg__cost_spill(bytes) : 0) /
+    return lg__cost_eval(e, bytes, e ? lg__cost_spill(bytes) : 0, 0) /
            lg__cost_speedup(c, ir ? ir->threads : 0, false);
+}
+
+/* The node as its kernel will be created: a conv leaving alg at
+ * LG_CONV_DIRECT takes the compile's conv_alg (lg__ir_create_kernel's rule;
+ * LG_CONV_WINOGRAD only where the problem takes it), so that the path priced
+ * is the one that runs. Points at a thread-local copy or at node->base. */
+static _Thread_local lg__node conv_copy;
+static const lg__node *conv_as_run(const lg__graph *ir, const lg__cnode *node, const lg_md *in,
+                                   const lg_md *out) {
+    if (!ir || node->kind != LG_NODE_CONV || node->base.p.conv.alg != LG_CONV_DIRECT ||
+        ir->conv_alg == LG_CONV_DIRECT)
+        return &node->base;
+    conv_copy = node->base;
+    conv_copy.p.conv.alg = ir->conv_alg;
+    lg__conv_pd pd;
+    if (ir->conv_alg == LG_CONV_WINOGRAD &&
+        lg__conv_query(&conv_copy.p.conv, &in[0], &in[1], node->nin > 2 ? &in[2] : NULL, out, NULL,
+                       NULL, &pd) != LG_OK)
+        return &node->base;
+    return &conv_copy;
+}
+
+/* True if entry e is of key's kind and class (not a wildcard over them). */
+static bool same_class(const lg__cost_entry *e, const char *key) {
+    const char *a = strchr(key, ':'), *b = a ? strchr(a + 1, ':') : NULL;
+    return e && b && strncmp(e->key, key, (size_t)(b - key + 1)) == 0;
 }
 
 double lg__cost_node_ex(const lg__graph *ir, const lg__cnode *node, const lg_md *in_mds,
@@ -25,7 +54,8 @@ double lg__cost_node_ex(const lg__graph *ir, const lg__cnode *node, const lg_md 
     for (int i = 0; i < node->nin; i++) bytes += (double)lg_md_size(&in_mds[i]);
     const lg__node_ops *ops = lg__node_ops_of(node->kind);
     lg__node_cost c = {0, 1, NULL};
-    if (ops->cost) ops->cost(&node->base, in_mds, out, &c);
+    const lg__node *base = conv_as_run(ir, node, in_mds, out);
+    if (ops->cost) ops->cost(base, in_mds, out, &c);
     lg_layer_class lc = ops->classify ? ops->classify(&node->base, in_mds, out) : ops->layer_class;
     char cls[32];
     snprintf(cls, sizeof cls, "%s%s%s", lg_layer_class_name(lc),
@@ -39,9 +69,20 @@ double lg__cost_node_ex(const lg__graph *ir, const lg__cnode *node, const lg_md 
     if (bytes_out) *bytes_out = bytes;
     const lg__cost_coefs *t = lg__cost_coefs_of(ir);
     const lg__cost_entry *e = lg__cost_lookup(t, kp);
+    if (c.path && strcmp(c.path, "wino") == 0 && !same_class(e, kp)) {
+        /* A table without Winograd entries (calibrated before it): priced
+         * as the direct path, as such tables were fitted; the step keeps
+         * its own key (what runs). */
+        char dk[LG_COST_KEY_LEN];
+        snprintf(cls, sizeof cls, "%s.direct", lg_layer_class_name(lc));
+        lg__cost_key(ops->name, cls, node->nin > 0 ? &in_mds[0] : NULL, out, dk);
+        e = lg__cost_lookup(t, dk);
+    }
     /* Without an entry, the flops of a slow layout weigh more. */
     double third = !e ? c.flops * c.slowdown : c.flops > 0 ? c.flops : lg__cost_spill(bytes);
-    return lg__cost_eval(e, bytes, third) / lg__cost_speedup(t, ir ? ir->threads : 0, c.flops > 0);
+    double spill = c.flops > 0 ? lg__cost_spill(bytes) : 0;
+    return lg__cost_eval(e, bytes, third, spill) /
+           lg__cost_speedup(t, ir ? ir->threads : 0, c.flops > 0);
 }
 
 double lg__cost_node(const lg__graph *ir, const lg__cnode *node, const lg_md *in_mds,

@@ -159,6 +159,26 @@ static lg_status bind_slots(lg_plan *p, lg__step *st, const lg__graph *ir, const
     return LG_OK;
 }
 
+/* The kernel's per-step state for the plan's constants it reads (kernel.h
+ * lg__kernel_prep_ops): made once here, for this step's constant bytes. */
+static lg_status prepare_step(const lg_plan *p, lg__step *st) {
+    const lg_kernel *k = st->kernel;
+    if (!k->prep) return LG_OK;
+    const int cbase = 1 + p->nin + p->nout;
+    void *bufs[LG_KERNEL_MAX_ARGS];
+    bool any = false;
+    for (int j = 0; j < st->nbufs; j++) {
+        bool c = st->bufs[j].base >= cbase;
+        bufs[j] = c ? (char *)p->consts[st->bufs[j].base - cbase] + st->bufs[j].offset : NULL;
+        any = any || c;
+    }
+    if (!any) return LG_OK;
+    if (k->prep->prepare(k, bufs, &st->state) != LG_OK)
+        return lg__error(LG_OUT_OF_MEMORY, where, "step %d (%s): cannot allocate its state",
+                         p->nsteps - 1, k->impl);
+    return LG_OK;
+}
+
 /* Bytes of the tensors st's kernel reads and writes. */
 static int64_t kernel_bytes(const lg_kernel *k) {
     int64_t b = 0;
@@ -224,6 +244,7 @@ static lg_status add_steps(lg__graph *ir, lg_plan *p, int *tid) {
         int in_args[LG_NODE_MAX_IN];
         for (int j = 0; j < node->nin; j++) in_args[j] = lg__node_in_arg(&node->base, j);
         LG_CHECK(bind_slots(p, st, ir, node->in, in_args, node->nin, node->out));
+        LG_CHECK(prepare_step(p, st));
         st->node_kind = node->kind;
         st->inserted = node->inserted;
         st->copy = node->copy;

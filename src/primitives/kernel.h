@@ -45,8 +45,25 @@ typedef struct lg__kernel_ops {
     void (*destroy)(lg_kernel *k);
 } lg__kernel_ops;
 
+/* Optional (lg_kernel.prep, NULL: none): state a plan step keeps for a
+ * kernel whose constant arguments the plan fixes for the step's life (a
+ * Winograd conv's transformed weights). Kernels are shared between steps
+ * and plans through the cache, each with its own constants, so such state
+ * belongs to the step, never to the kernel. */
+typedef struct lg__kernel_prep_ops {
+    /* bufs: one per slot, the constant arguments' buffers and NULL for the
+     * others (known only at execution). *state NULL: nothing to keep.
+     * LG_OUT_OF_MEMORY (no message) on failure. */
+    lg_status (*prepare)(const lg_kernel *k, void *const *bufs, void **state);
+    /* As lg__kernel_ops.execute, with the state prepare made; the constant
+     * slots hold the same buffers (and bytes) prepare saw. */
+    lg_status (*execute)(const lg_kernel *k, void *const *bufs, void *state);
+    void (*release)(void *state);
+} lg__kernel_prep_ops;
+
 struct lg_kernel {
     const lg__kernel_ops *ops;
+    const lg__kernel_prep_ops *prep; /* NULL: no per-step state */
     lg__kind kind;
     int nslots, capslots;
     lg__arg_slot *slots;          /* capslots of them, allocated with the kernel */

@@ -456,3 +456,122 @@ Test(graph_conv, constant_ref_borrows_and_releases) {
     t_free(&tx);
     t_free(&want);
 }
+
+/* ---- Winograd layers sharing one cached kernel (issue 24) ---- */
+
+/* A 3x3 pad-1 conv c -> c asking for Winograd, random weights into L. */
+static lg_value add_wino(lg_graph *g, lg_value src, int64_t c, lg_rng *r, layer *L,
+                         const char *name) {
+    memset(L, 0, sizeof *L);
+    L->p = (lg_conv_params){.strides = {1, 1}, .pad_l = {1, 1}, .pad_r = {1, 1}, .groups = 1};
+    L->p.alg = LG_CONV_WINOGRAD;
+    int64_t wd[4] = {c, c, 3, 3};
+    float scale = 1.0f / sqrtf((float)(c * 9));
+    L->w = t_rand(4, wd, r, -scale, scale);
+    lg_md wmd = md_tag(4, wd, "oihw");
+    void *wb = t_pack(&L->w, &wmd);
+    lg_value w, y;
+    cr_assert_eq(lg_graph_add_constant(g, name, &wmd, wb, &w), LG_OK, "%s", lg_last_error());
+    free(wb);
+    cr_assert_eq(lg_graph_add_conv(g, src, w, LG_NO_VALUE, &L->p, &y), LG_OK, "%s",
+                 lg_last_error());
+    return y;
+}
+
+/* Steps of p whose impl names the Winograd path. */
+static int wino_steps(const lg_plan *p, const tensor *x) {
+    lg_plan_stats st;
+    cr_assert_eq(lg_plan_stats_get(p, &st), LG_OK);
+    lg_md mi, mo;
+    cr_assert_eq(lg_plan_query_md(p, "x", &mi), LG_OK);
+    cr_assert_eq(lg_plan_query_md(p, "y", &mo), LG_OK);
+    lg_binding bi = {"x", t_pack(x, &mi)}, bo = {"y", t_garbage(&mo)};
+    lg_step_profile *sp = calloc((size_t)st.steps, sizeof *sp);
+    cr_assert_eq(lg_plan_profile(p, 1, &bi, 1, &bo, 1, sp, st.steps), LG_OK, "%s", lg_last_error());
+    int n = 0;
+    for (int i = 0; i < st.steps; i++) n += strstr(sp[i].impl, "wino4x4") != NULL;
+    free(sp);
+    free(bi.data);
+    free(bo.data);
+    return n;
+}
+
+/* Layers of one shape share one kernel through the cache, within a plan
+ * and between plans, each with its own constant weights: every step keeps
+ * the transform of its own weights (made at compile time), and a direct
+ * user of the same kernel changing the weights between executes neither
+ * disturbs the plans nor is disturbed by them. Plans are run interleaved,
+ * in both orders, at every ISA cap with AVX2. */
+Test(graph_conv, winograd_shared_kernel) {
+    if (lg__cpu_isa_hw() < LG_ISA_AVX2) cr_skip_test("no AVX2");
+    int caps[3], ncaps = isa_caps(caps);
+    for (int c = 0; c < ncaps; c++) {
+        if (caps[c] < LG_ISA_AVX2) continue;
+        lg__cpu_set_isa_cap(caps[c]);
+        lg_rng r = {41 + (uint64_t)c};
+        int64_t xd[4] = {1, 16, 8, 8};
+        tensor x = t_rand(4, xd, &r, -1, 1);
+        layer L[3];
+        lg_value gx, hx;
+        lg_graph *g1 = graph_x(xd, "nchw", &gx), *g2 = graph_x(xd, "nchw", &hx);
+        lg_value y1 = add_wino(g1, gx, 16, &r, &L[0], "a.w");
+        y1 = add_wino(g1, y1, 16, &r, &L[1], "b.w");
+        cr_assert_eq(lg_graph_add_output(g1, y1, "y", "nchw"), LG_OK);
+        lg_value y2 = add_wino(g2, hx, 16, &r, &L[2], "c.w");
+        cr_assert_eq(lg_graph_add_output(g2, y2, "y", "nchw"), LG_OK);
+        tensor t1 = ref_layer(&x, &L[0]), want1 = ref_layer(&t1, &L[1]),
+               want2 = ref_layer(&x, &L[2]);
+        lg_plan *p1 = compile_with(g1, LG_STRATEGY_OPTIMAL, NULL),
+                *p2 = compile_with(g2, LG_STRATEGY_OPTIMAL, NULL);
+        cr_expect_eq(wino_steps(p1, &x), 2, "plan 1 runs both layers by Winograd");
+        cr_expect_eq(wino_steps(p2, &x), 1, "plan 2 runs its layer by Winograd");
+        /* A direct user of the plans' kernel (same problem: the cache's
+         * kernel), with weights of its own that change between calls. */
+        lg_md sm, wm, dm;
+        sm = md_tag(4, xd, caps[c] >= LG_ISA_AVX512 ? "aBcd16b" : "aBcd8b");
+        int64_t wd[4] = {16, 16, 3, 3};
+        wm = md_tag(4, wd, "any");
+        dm = sm;
+        lg_kernel *k;
+        cr_assert_eq(lg_conv_create(&k, &L[2].p, &sm, &wm, NULL, &dm, NULL), LG_OK, "%s",
+                     lg_last_error());
+        cr_expect(strstr(lg_kernel_impl(k), "wino4x4") != NULL, "%s", lg_kernel_impl(k));
+        lg_md kw;
+        cr_assert_eq(lg_kernel_query_md(k, LG_ARG_WEIGHTS, &kw), LG_OK);
+        void *ks = t_pack(&x, &sm), *kd = t_garbage(&dm);
+        for (int rep = 0; rep < 4; rep++) {
+            const char *in = "x", *out = "y";
+            tensor got;
+            run_plan(rep % 2 ? p2 : p1, 1, &in, &x, 1, &out, &got);
+            t_expect_near(&got, rep % 2 ? &want2 : &want1, ATOL, RTOL,
+                          rep % 2 ? "plan 2" : "plan 1 (two layers, one kernel)");
+            t_free(&got);
+            run_plan(rep % 2 ? p1 : p2, 1, &in, &x, 1, &out, &got);
+            t_expect_near(&got, rep % 2 ? &want1 : &want2, ATOL, RTOL, "the other plan");
+            t_free(&got);
+            /* The direct user: layer rep % 3's weights. */
+            const layer *Lk = &L[rep % 3];
+            void *kwb = t_pack(&Lk->w, &kw);
+            lg_arg args[3] = {{LG_ARG_SRC, ks}, {LG_ARG_WEIGHTS, kwb}, {LG_ARG_DST, kd}};
+            cr_assert_eq(lg_kernel_execute(k, 3, args), LG_OK, "%s", lg_last_error());
+            tensor kgot = t_unpack(&dm, kd), kwant = ref_layer(&x, Lk);
+            t_expect_near(&kgot, &kwant, ATOL, RTOL, "direct user of the shared kernel");
+            t_free(&kgot);
+            t_free(&kwant);
+            free(kwb);
+        }
+        free(ks);
+        free(kd);
+        lg_kernel_destroy(k);
+        lg_plan_destroy(p1);
+        lg_plan_destroy(p2);
+        lg_graph_destroy(g1);
+        lg_graph_destroy(g2);
+        for (int i = 0; i < 3; i++) free_layer(&L[i]);
+        t_free(&x);
+        t_free(&t1);
+        t_free(&want1);
+        t_free(&want2);
+    }
+    lg__cpu_set_isa_cap(-1);
+}

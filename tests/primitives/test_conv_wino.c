@@ -24,6 +24,7 @@
 #include "test_conv_util.h"
 
 #include "common/common.h"
+#include "primitives/conv/wino.h"
 
 #define WINO_FACTOR 8.0
 
@@ -278,6 +279,32 @@ Test(conv_wino, auto_choice) {
     cr_assert(strstr(impl, "wino") == NULL, "auto tiny took %s", impl);
     cp_data_free(&d);
     lg__cpu_set_isa_cap(-1);
+}
+
+/* The AUTO rule's tile threshold (lg__conv_wino_auto): 8 output tiles of
+ * 4x4 and 32 channels on each side, whatever the channel count beyond. */
+Test(conv_wino, auto_rule) {
+    static const struct {
+        int64_t n, ch, hw;
+        bool wino;
+    } cases[] = {
+        {1, 512, 7, false}, /* 4 tiles: U streamed for too little work at 2 threads */
+        {2, 512, 7, true},  /* 8 tiles */
+        {1, 256, 14, true}, /* 16 tiles */
+        {1, 64, 56, true},  {1, 2048, 8, false}, /* 4 tiles, whatever the channels */
+        {1, 32, 12, true},                       /* 9 tiles */
+        {1, 31, 16, false},                      /* channels below 32: not measured */
+        {2, 64, 5, true},                        /* 2 x 2 x 2 = 8 tiles, partial ones included */
+        {1, 64, 5, false},                       /* 4 */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        lg__conv_shape s;
+        memset(&s, 0, sizeof s);
+        s.n = cases[i].n, s.ic = s.oc = cases[i].ch, s.oh = s.ow = cases[i].hw;
+        s.kh = s.kw = 3, s.sh = s.sw = 1;
+        cr_expect_eq(lg__conv_wino_auto(&s), cases[i].wino, "N %lld, %lld@%lldx%lld",
+                     (long long)s.n, (long long)s.ic, (long long)s.oh, (long long)s.ow);
+    }
 }
 
 Test(conv_wino, errors) {

@@ -92,6 +92,19 @@ static void conv_destroy(lg_kernel *k) {
 
 static const lg__kernel_ops conv_ops = {conv_execute, conv_destroy};
 
+/* A plan's constant weights: their Winograd transform kept by the step. */
+static lg_status conv_prepare(const lg_kernel *k, void *const *bufs, void **state) {
+    return lg__conv_prepare(k->data, bufs[1], state);
+}
+
+static lg_status conv_execute_prepared(const lg_kernel *k, void *const *bufs, void *state) {
+    const lg__conv_kernel *c = k->data;
+    return lg__conv_run_prepared(c, bufs[0], bufs[1], c->pd.has_bias ? bufs[2] : NULL,
+                                 bufs[c->pd.has_bias ? 3 : 2], state);
+}
+
+static const lg__kernel_prep_ops conv_prep = {conv_prepare, conv_execute_prepared, lg__free};
+
 static void describe(const lg__conv_pd *pd, char *buf, size_t len) {
     char s[96], w[96], d[96];
     lg__md_describe(&pd->src, s, sizeof s);
@@ -121,6 +134,7 @@ static lg_status build_conv(const void *problem, lg_kernel **out) {
         lg_kernel_destroy(k);
         return CONV_ERR(LG_OUT_OF_MEMORY, "cannot allocate the conv kernel's tables");
     }
+    k->prep = &conv_prep;
     snprintf(k->impl, sizeof k->impl, "%s", c->impl);
     describe(pd, k->desc, sizeof k->desc);
     lg__kernel_add_slot(k, LG_ARG_SRC, true, &pd->src, 0);

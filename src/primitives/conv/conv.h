@@ -71,13 +71,14 @@ LG_INTERNAL double lg__conv_slowdown(const lg_md *src, const lg_md *dst, int64_t
 LG_INTERNAL double lg__conv_flops(const lg_md *src, const lg_md *wei, const lg_md *dst,
                                   int64_t groups);
 
-/* The path lg_conv_create would run for these concrete mds (no post-ops):
- * "pw", "dw", "1x1", "direct", "ref" or "empty" (the last part of the impl
- * name; Winograd is asked as its direct fallback and priced as "direct":
- * the cost model is not recalibrated for it)
- * name "conv:<isa>:<path>"), asked of lg__conv_plan on a kernel that is
- * never created or cached (cost.c); "ref" if the problem is invalid or
- * memory runs out. The cost model prices each path by its own coefficients. */
+/* The path lg_conv_create would run for these concrete mds and p's alg (no
+ * post-ops): "pw", "dw", "1x1", "direct", "ref" or "empty" (the last part of
+ * the impl name "conv:<isa>:<path>"), asked of lg__conv_plan on a kernel
+ * that is never created or cached, or "wino" (impl "...:wino4x4") where
+ * paths.c would take Winograd, decided by lg__conv_wino_auto and
+ * lg__conv_wino_fits without building its plan (cost.c); "ref" if the
+ * problem is invalid or memory runs out. The cost model prices each path by
+ * its own coefficients. */
 LG_INTERNAL const char *lg__conv_path(const lg_conv_params *p, const lg_md *src, const lg_md *wei,
                                       const lg_md *bias, const lg_md *dst);
 
@@ -156,5 +157,16 @@ LG_INTERNAL void lg__conv_plan_free(lg__conv_kernel *c);
 /* Run the chosen path. bias is NULL when the problem has none. */
 LG_INTERNAL lg_status lg__conv_run(const lg__conv_kernel *c, const float *src, const float *wei,
                                    const float *bias, float *dst);
+
+/* Per-step state for a plan whose step reads constant weights wei (from
+ * the tensor's start; NULL: the weights are not constant): the Winograd
+ * path's transformed weights, else *state NULL. LG_OUT_OF_MEMORY (no
+ * message) on failure; free *state with lg__free. */
+LG_INTERNAL lg_status lg__conv_prepare(const lg__conv_kernel *c, const float *wei, void **state);
+
+/* lg__conv_run with the state lg__conv_prepare made for these weights. */
+LG_INTERNAL lg_status lg__conv_run_prepared(const lg__conv_kernel *c, const float *src,
+                                            const float *wei, const float *bias, float *dst,
+                                            const void *state);
 
 #endif /* LG_PRIMITIVES_CONV_H */

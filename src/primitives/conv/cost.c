@@ -4,6 +4,8 @@
  * without a kernel. */
 #include "primitives/conv/conv.h"
 
+#include "primitives/conv/wino.h"
+
 #include <string.h>
 
 /* Layout classes of an activation, by how well a conv vectorises over it. */
@@ -70,25 +72,47 @@ static uint64_t hash_pd(const lg__conv_pd *pd) {
     return h;
 }
 
+/* The vector length Winograd would run at for c's problem (its alg, shape
+ * and layouts), or 0: paths.c tries, per vector length from the widest,
+ * pointwise, then Winograd, then the direct paths. Asked without building
+ * the Winograd plan (its transformed weights are 4x the weights). */
+static int wino_vl(const lg__conv_kernel *c) {
+    if (c->pd.alg != LG_CONV_WINOGRAD && !(c->pd.alg == LG_CONV_AUTO && lg__conv_wino_auto(&c->s)))
+        return 0;
+    lg__isa isa = lg__cpu_isa();
+    for (int vl = 16; vl >= 8; vl /= 2) {
+        if ((vl == 16 && isa < LG_ISA_AVX512) || isa < LG_ISA_AVX2) continue;
+        if (lg__conv_wino_fits(&c->pd, &c->s, vl, NULL, 0)) return vl;
+    }
+    return 0;
+}
+
 const char *lg__conv_path(const lg_conv_params *p, const lg_md *src, const lg_md *wei,
                           const lg_md *bias, const lg_md *dst) {
     static const char *const names[] = {"pw", "dw", "1x1", "direct", "empty"};
     lg__conv_kernel c;
     memset(&c, 0, sizeof c);
     if (lg__conv_query(p, src, wei, bias, dst, NULL, NULL, &c.pd) != LG_OK) return "ref";
-    c.pd.alg = LG_CONV_DIRECT; /* Winograd is priced as its direct fallback (no plan built) */
     uint64_t h = hash_pd(&c.pd);
     int slot = (int)(h % PATH_MEMO);
     if (memo[slot].path && memo[slot].hash == h && memcmp(&memo[slot].pd, &c.pd, sizeof c.pd) == 0)
         return memo[slot].path;
+    lg__conv_pd asked = c.pd;
     lg__conv_shape_of(&c.pd, &c.s);
+    int wvl = lg__md_nelems(&c.pd.dst) > 0 ? wino_vl(&c) : 0;
+    /* The other paths, asked of a plan without Winograd. */
+    c.pd.alg = LG_CONV_DIRECT;
     if (lg__conv_plan(&c) != LG_OK) return "ref";
     const char *path = "ref", *last = strrchr(c.impl, ':');
     for (int i = 0; last && i < (int)(sizeof names / sizeof names[0]); i++)
         if (strcmp(last + 1, names[i]) == 0) path = names[i];
+    /* Winograd wins unless a wider vector length's pointwise or direct path
+     * comes first (a 16-lane direct kernel before an 8-lane Winograd). */
+    bool wider = strncmp(c.impl, "conv:avx512:", 12) == 0 && wvl == 8;
+    if (wvl && !wider && strcmp(path, "empty") != 0) path = "wino";
     lg__conv_plan_free(&c);
     memo[slot].hash = h;
-    memo[slot].pd = c.pd;
+    memo[slot].pd = asked;
     memo[slot].path = path;
     return path;
 }

@@ -156,7 +156,7 @@ lg_status lg__conv_run(const lg__conv_kernel *c, const float *src, const float *
         return LG_OK;
     }
     case PATH_WINO:
-        lg__conv_wino_run(c->plan, src, wei, bias, dst);
+        lg__conv_wino_run(c->plan, src, wei, bias, dst, NULL);
         return LG_OK;
     case PATH_EMPTY:
         return LG_OK;
@@ -164,4 +164,20 @@ lg_status lg__conv_run(const lg__conv_kernel *c, const float *src, const float *
         lg__conv_ref(&c->pd, &c->tabs, src, wei, bias, dst);
         return LG_OK;
     }
+}
+
+lg_status lg__conv_prepare(const lg__conv_kernel *c, const float *wei, void **state) {
+    *state = NULL;
+    if (c->path != PATH_WINO || !wei) return LG_OK;
+    float *u = NULL;
+    LG_CHECK(lg__conv_wino_prepare(c->plan, wei, &u));
+    *state = u;
+    return LG_OK;
+}
+
+lg_status lg__conv_run_prepared(const lg__conv_kernel *c, const float *src, const float *wei,
+                                const float *bias, float *dst, const void *state) {
+    if (c->path != PATH_WINO) return lg__conv_run(c, src, wei, bias, dst);
+    lg__conv_wino_run(c->plan, src, wei, bias, dst, state);
+    return LG_OK;
 }

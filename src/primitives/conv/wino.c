@@ -32,6 +32,12 @@ static int act_kind(const lg_md *md, int vl) {
     return -1;
 }
 
+/* Bytes of the transformed weights. */
+static size_t u_bytes(const lg__conv_wino *w) {
+    size_t b = sizeof(float) * 36 * (size_t)(w->nocb * w->nicb) * (size_t)(w->vl * w->vl);
+    return (b + 63) / 64 * 64;
+}
+
 bool lg__conv_wino_fits(const lg__conv_pd *pd, const lg__conv_shape *s, int vl, char *why,
                         size_t len) {
     const char *no = NULL;
@@ -74,13 +80,24 @@ lg_status lg__conv_wino_check(const lg__conv_pd *pd, const char *where) {
 }
 
 bool lg__conv_wino_auto(const lg__conv_shape *s) {
-    /* Measured on ResNet-50's 3x3 layers (docs/performance.md "Winograd
-     * 3x3", one thread): Winograd 1.5-2.6x faster from 16 output tiles of
-     * 4x4 on (256@14x14 at N = 1: 16 tiles, 1.53x), slower on 512@7x7 at
-     * N = 1 (4 tiles: 0.87x, the transformed weights are read for too few
-     * tiles). Fewer than 32 channels were not measured: left direct. */
+    /* In a network every layer's weights come cold from memory (the other
+     * layers' weights evicted them), and Winograd reads its transformed
+     * weights U (36 x IC x OC floats, 4x the weights' bytes) once per tile
+     * block where the direct path reads its weights once. U's bytes and the
+     * multiply-adds saved per 4x4 output tile (144 - 36 per IC x OC) both
+     * scale with IC x OC, so the break-even is a number of tiles whatever
+     * the channels: tiles x (time saved per tile) > time to stream U.
+     * Measured with cold caches through plans (bench_wino cold, one thread,
+     * docs/performance.md "Winograd 3x3"): Winograd 1.6x faster already at
+     * 4 tiles (512@7x7, N = 1: 36 MB of U) and 1.7-2.7x from 16 tiles on
+     * (ResNet-50's layers, N = 1 to 16), so the break-even is below 4 tiles
+     * for a core streaming alone. At N = 1 both threads run one layer
+     * (splitting the output channels, hence U): each has half the memory
+     * bandwidth for the same compute, which at most doubles the break-even;
+     * 8 tiles covers it. Fewer than 32 channels were not measured: left
+     * direct. */
     int64_t tiles = s->n * ((s->oh + 3) / 4) * ((s->ow + 3) / 4);
-    return s->ic >= 32 && s->oc >= 32 && tiles >= 16;
+    return s->ic >= 32 && s->oc >= 32 && tiles >= 8;
 }
 
 void lg__conv_wino_free(lg__conv_wino *w) {
@@ -155,8 +172,7 @@ lg_status lg__conv_wino_plan(const lg__conv_kernel *c, int vl, lg__conv_wino **o
     w->v_size = (36 * w->nicb * w->tmax * vl + 15) / 16 * 16;
     int64_t m_size = 36 * w->nbmax * w->tmax * vl;
     w->scr_stride = (w->v_size + m_size + 15) / 16 * 16;
-    size_t ub = sizeof(float) * 36 * (size_t)(w->nocb * w->nicb) * (size_t)(vl * vl);
-    w->u = lg__aligned_alloc(64, (ub + 63) / 64 * 64);
+    w->u = lg__aligned_alloc(64, u_bytes(w));
     size_t sb = sizeof(float) * (size_t)w->scr_stride * (size_t)nthr;
     w->scr = lg__aligned_alloc(64, (sb + 63) / 64 * 64);
     w->wbytes = lg_md_size(&pd->wei);
@@ -191,16 +207,31 @@ static void run_fallback(const lg__conv_wino *w, const float *src, const float *
     }
 }
 
+lg_status lg__conv_wino_prepare(const lg__conv_wino *w, const float *wei, float **u) {
+    *u = lg__aligned_alloc(64, u_bytes(w));
+    if (!*u) return LG_OUT_OF_MEMORY;
+    lg__conv_wino_wei_fn wfn = w->vl == 16 ? lg__conv_wino_wei_avx512 : lg__conv_wino_wei_avx2;
+    const float *w0 = wei + w->pd->wei.offset0;
+    const int64_t npairs = w->nocb * w->nicb;
+    float *u0 = *u;
+    int nthr = omp_in_parallel() ? 1 : omp_get_max_threads();
+#pragma omp parallel for schedule(static) num_threads(nthr) if (nthr > 1)
+    for (int64_t pr = 0; pr < npairs; pr++) wfn(w, u0, w0, pr / w->nicb, pr % w->nicb);
+    return LG_OK;
+}
+
 void lg__conv_wino_run(lg__conv_wino *w, const float *src, const float *wei, const float *bias,
-                       float *dst) {
+                       float *dst, const float *u) {
     const lg__conv_pd *pd = w->pd;
     int expect = 0;
     if (omp_in_parallel() || !atomic_compare_exchange_strong(&w->busy, &expect, 1)) {
         run_fallback(w, src, wei, bias, dst);
         return;
     }
-    /* The transform is redone only when the weights' bytes changed. */
-    bool fresh = w->u_valid && memcmp(w->wcopy, wei, w->wbytes) == 0;
+    /* Without a prepared u, the kernel's own transform is redone only when
+     * the weights' bytes changed. */
+    bool fresh = u || (w->u_valid && memcmp(w->wcopy, wei, w->wbytes) == 0);
+    const float *uu = u ? u : w->u;
     const float *b = bias ? bias + pd->bias.offset0 : NULL;
     lg__conv_wino_fn fn = w->vl == 16 ? lg__conv_wino_avx512 : lg__conv_wino_avx2;
     lg__conv_wino_wei_fn wfn = w->vl == 16 ? lg__conv_wino_wei_avx512 : lg__conv_wino_wei_avx2;
@@ -212,10 +243,10 @@ void lg__conv_wino_run(lg__conv_wino *w, const float *src, const float *wei, con
 #pragma omp parallel num_threads(nthr) if (nthr > 1)
     {
 #pragma omp for schedule(static)
-        for (int64_t pr = 0; pr < npairs; pr++) wfn(w, w0, pr / w->nicb, pr % w->nicb);
+        for (int64_t pr = 0; pr < npairs; pr++) wfn(w, w->u, w0, pr / w->nicb, pr % w->nicb);
         int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
         int64_t lo = w->nitems * t / nt, hi = w->nitems * (t + 1) / nt;
-        if (lo < hi) fn(w, lo, hi, s0, b, d0, w->scr + t * w->scr_stride);
+        if (lo < hi) fn(w, uu, lo, hi, s0, b, d0, w->scr + t * w->scr_stride);
     }
     if (!fresh) {
         memcpy(w->wcopy, wei, w->wbytes);

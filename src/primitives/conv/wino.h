@@ -18,12 +18,15 @@
  * direct convolution (4x fewer).
  *
  * Steps of one execution:
- *  1. weights: U = G g G^T for every (o, c), into the plan's buffer laid out
- *     [k][oc block][ic][VL] (4x the weight bytes). The weights arrive with
- *     each execute and may change between calls: the plan keeps a copy of
- *     the bytes it transformed and redoes the transform (in parallel) only
- *     when the weights differ from it (a memcmp: a graph's constant
- *     weights are transformed once, on the first run);
+ *  1. weights: U = G g G^T for every (o, c), laid out [k][oc block][ic][VL]
+ *     (4x the weight bytes). A graph plan's step whose weights are a
+ *     constant transforms them once when the plan is compiled, into a
+ *     buffer of its own (lg__conv_wino_prepare: kernels are shared through
+ *     the cache between layers and plans of the same shape, each with its
+ *     own weights). For direct users of the kernel the weights arrive with
+ *     each execute and may change between calls: the kernel keeps a copy of
+ *     the bytes it transformed into its own buffer and redoes the transform
+ *     (in parallel) only when the weights differ from it (a memcmp);
  *  2. work items (tile block, output channel group), split between threads:
  *     the block's input patches transformed into V [k][ic block][tile][VL]
  *     (per-thread scratch), the 36 products into M [k][oc block][tile][VL]
@@ -102,29 +105,39 @@ LG_INTERNAL lg_status lg__conv_wino_check(const lg__conv_pd *pd, const char *whe
 LG_INTERNAL lg_status lg__conv_wino_plan(const lg__conv_kernel *c, int vl, lg__conv_wino **out);
 LG_INTERNAL void lg__conv_wino_free(lg__conv_wino *w);
 
-/* Run the whole convolution (threads inside). bias NULL when none. */
+/* Run the whole convolution (threads inside). bias NULL when none. u: the
+ * transform of wei made by lg__conv_wino_prepare (a plan's constant
+ * weights), or NULL: the plan's own buffer, redone when wei's bytes differ
+ * from the ones it was made from. */
 LG_INTERNAL void lg__conv_wino_run(lg__conv_wino *w, const float *src, const float *wei,
-                                   const float *bias, float *dst);
+                                   const float *bias, float *dst, const float *u);
+
+/* The transformed weights of wei (from its first element) into a new
+ * buffer *u (free with lg__free), for a plan step whose weights are a
+ * constant: LG_OUT_OF_MEMORY on failure. */
+LG_INTERNAL lg_status lg__conv_wino_prepare(const lg__conv_wino *w, const float *wei, float **u);
 
 /* Whether LG_CONV_AUTO takes Winograd for this problem (measured rule,
  * docs/performance.md "Winograd 3x3"). */
 LG_INTERNAL bool lg__conv_wino_auto(const lg__conv_shape *s);
 
-/* One thread's share: items [lo, hi) of the plan, with scratch buf. */
-typedef void (*lg__conv_wino_fn)(const lg__conv_wino *w, int64_t lo, int64_t hi, const float *src,
-                                 const float *bias, float *dst, float *buf);
-LG_INTERNAL void lg__conv_wino_avx2(const lg__conv_wino *w, int64_t lo, int64_t hi,
+/* One thread's share: items [lo, hi) of the plan, with the transformed
+ * weights u and scratch buf. */
+typedef void (*lg__conv_wino_fn)(const lg__conv_wino *w, const float *u, int64_t lo, int64_t hi,
+                                 const float *src, const float *bias, float *dst, float *buf);
+LG_INTERNAL void lg__conv_wino_avx2(const lg__conv_wino *w, const float *u, int64_t lo, int64_t hi,
                                     const float *src, const float *bias, float *dst, float *buf);
-LG_INTERNAL void lg__conv_wino_avx512(const lg__conv_wino *w, int64_t lo, int64_t hi,
-                                      const float *src, const float *bias, float *dst, float *buf);
+LG_INTERNAL void lg__conv_wino_avx512(const lg__conv_wino *w, const float *u, int64_t lo,
+                                      int64_t hi, const float *src, const float *bias, float *dst,
+                                      float *buf);
 
-/* The weight transform of output block ob, input block ib (wei from its
- * first element: offset0 applied). */
-typedef void (*lg__conv_wino_wei_fn)(const lg__conv_wino *w, const float *wei, int64_t ob,
+/* The weight transform of output block ob, input block ib into u (wei
+ * from its first element: offset0 applied). */
+typedef void (*lg__conv_wino_wei_fn)(const lg__conv_wino *w, float *u, const float *wei, int64_t ob,
                                      int64_t ib);
-LG_INTERNAL void lg__conv_wino_wei_avx2(const lg__conv_wino *w, const float *wei, int64_t ob,
-                                        int64_t ib);
-LG_INTERNAL void lg__conv_wino_wei_avx512(const lg__conv_wino *w, const float *wei, int64_t ob,
-                                          int64_t ib);
+LG_INTERNAL void lg__conv_wino_wei_avx2(const lg__conv_wino *w, float *u, const float *wei,
+                                        int64_t ob, int64_t ib);
+LG_INTERNAL void lg__conv_wino_wei_avx512(const lg__conv_wino *w, float *u, const float *wei,
+                                          int64_t ob, int64_t ib);
 
 #endif /* LG_PRIMITIVES_CONV_WINO_H */

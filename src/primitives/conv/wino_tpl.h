@@ -172,8 +172,8 @@ static void FN(wino_out)(const lg__conv_wino *w, const float *m, int64_t mk, int
         }
 }
 
-void FN(lg__conv_wino)(const lg__conv_wino *w, int64_t lo, int64_t hi, const float *src,
-                       const float *bias, float *dst, float *buf) {
+void FN(lg__conv_wino)(const lg__conv_wino *w, const float *u, int64_t lo, int64_t hi,
+                       const float *src, const float *bias, float *dst, float *buf) {
     float *v = buf, *m = buf + w->v_size;
     const int64_t vk = w->nicb * w->tmax * VL;      /* V: one k */
     const int64_t mk = w->nbmax * w->tmax * VL;     /* M: one k */
@@ -195,7 +195,7 @@ void FN(lg__conv_wino)(const lg__conv_wino *w, int64_t lo, int64_t hi, const flo
                     bias_blk[j][l] = bias && oc < w->s.oc ? bias[w->tabs->bias[oc]] : 0.0f;
                 }
             for (int k = 0; k < 36; k++) {
-                const float *uk0 = w->u + k * uk + b0 * w->nicb * VL * VL;
+                const float *uk0 = u + k * uk + b0 * w->nicb * VL * VL;
                 for (int64_t p = 0; p < nt; p += WINO_UR) {
                     int ur = (int)(nt - p < WINO_UR ? nt - p : WINO_UR);
                     FN(wino_gemm)
@@ -210,11 +210,12 @@ void FN(lg__conv_wino)(const lg__conv_wino *w, int64_t lo, int64_t hi, const flo
     }
 }
 
-/* U = G g G^T for output block ob and input block ib into w->u
+/* U = G g G^T for output block ob and input block ib into ut
  * ([k][ob][ic][VL]): the VL output channels of one input channel at a time
  * as vectors (each g gathered through the weights' offset tables, in any
  * layout; channels past OC or IC give zero). */
-void FN(lg__conv_wino_wei)(const lg__conv_wino *w, const float *wei, int64_t ob, int64_t ib) {
+void FN(lg__conv_wino_wei)(const lg__conv_wino *w, float *ut, const float *wei, int64_t ob,
+                           int64_t ib) {
     const int64_t *const *tw = w->tabs->wei;
     const int64_t uk = w->nocb * w->nicb * VL * VL;
     const vec q4 = v_set1(0.25f), s6 = v_set1(1.0f / 6), s12 = v_set1(1.0f / 12),
@@ -246,7 +247,7 @@ void FN(lg__conv_wino_wei)(const lg__conv_wino *w, const float *wei, int64_t ob,
         (y)[5 * (ys)] = x2;                                                                        \
     } while (0)
         for (int q = 0; q < 3; q++) WINO_G(g[q], g[3 + q], g[6 + q], t + q, 3);
-        float *u0 = w->u + (ob * w->nicb * VL + i) * VL;
+        float *u0 = ut + (ob * w->nicb * VL + i) * VL;
         for (int r6 = 0; r6 < 6; r6++) {
             vec u[6];
             WINO_G(t[r6 * 3], t[r6 * 3 + 1], t[r6 * 3 + 2], u, 1);
