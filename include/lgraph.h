@@ -480,6 +480,34 @@ LG_API lg_status lg_attr_append_eltwise(lg_attr *attr, lg_eltwise_alg alg, float
  */
 LG_API lg_status lg_attr_append_binary(lg_attr *attr, lg_binary_alg alg, const lg_md *src1);
 
+/* Execution argument of the weights of the prelu post-op at position `i`
+ * (0-based) of the chain, as oneDNN's DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) |
+ * DNNL_ARG_WEIGHTS. */
+#define LG_ARG_ATTR_POST_OP_WEIGHTS(i)                                                             \
+    (LG_ARG_ATTR_MULTIPLE_POST_OP_BASE * ((i) + 1) | LG_ARG_WEIGHTS)
+
+/*
+ * Append a prelu post-op (oneDNN's append_prelu): the result so far r
+ * becomes r > 0 ? r : w[i'] * r, in f32, where w are the post-op's weights
+ * and i' is the result's logical index with 0 on every dim whose bit is
+ * clear in mask. The weights are f32, dense, with dst's ndims and, on dim d,
+ * dst's extent where bit d of mask is set and 1 elsewhere, in oneDNN's plain
+ * layout for them: a, ab, acb, acdb, acdeb (channels last) by ndims. Mask
+ * 0 is one value for the whole tensor, 2 one per channel (oneDNN's per_oc),
+ * all bits one value per element. lg_kernel_query_md(k,
+ * LG_ARG_ATTR_POST_OP_WEIGHTS(i), ...) gives that md; the data is passed at
+ * execution as argument LG_ARG_ATTR_POST_OP_WEIGHTS(i), i being the post-op's
+ * position in the chain (a missing buffer: LG_INVALID_ARGUMENT at execute).
+ * Taken wherever binary post-ops are: lg_eltwise_create_attr,
+ * lg_binary_create_attr and lg_conv_create (which runs it, as a binary
+ * post-op, on its conversion path with a scalar epilogue); the other
+ * kernels refuse it (LG_UNIMPLEMENTED naming prelu). A mask naming a dim
+ * dst lacks is LG_INVALID_ARGUMENT when the kernel is created.
+ * LG_INVALID_ARGUMENT here for a NULL attr, a mask outside
+ * [0, 2^LG_MAX_NDIMS) or a full chain.
+ */
+LG_API lg_status lg_attr_append_prelu(lg_attr *attr, int mask);
+
 /* ------------------------------------------------------------------------ */
 /* Kernels (primitives)                                                     */
 /* ------------------------------------------------------------------------ */
@@ -577,9 +605,11 @@ LG_API lg_status lg_eltwise_create(lg_kernel **k, lg_eltwise_alg alg, float alph
  * see lg_attr_append_binary) applied in f32 to each element in order, then
  * converted to dst's type once. attr may be NULL (lg_eltwise_create); it may
  * hold no scales or zero points (LG_UNIMPLEMENTED). Arguments: LG_ARG_SRC,
- * LG_ARG_DST and LG_ARG_ATTR_POST_OP_SRC1(i) for each binary post-op i.
- * Dense layouts run the ISA's vector path with the chain fused (the binary
- * post-ops' values read in place or gathered); others run the reference.
+ * LG_ARG_DST and LG_ARG_ATTR_POST_OP_SRC1(i) for each binary post-op i
+ * (LG_ARG_ATTR_POST_OP_WEIGHTS(i) for each prelu post-op i, see
+ * lg_attr_append_prelu). Dense layouts run the ISA's vector path with the
+ * chain fused (the binary post-ops' values and prelu weights read in place
+ * or gathered); others run the reference.
  * Errors as lg_eltwise_create's, plus LG_INVALID_ARGUMENT for a binary
  * post-op whose src1 does not broadcast against dst (lg_last_error names
  * the post-op and the dim).
@@ -613,8 +643,9 @@ LG_API lg_status lg_binary_create(lg_kernel **k, lg_binary_alg alg, const lg_md 
  * scales, zero points or a scale mask other than 0; LG_INVALID_ARGUMENT for
  * a binary post-op whose src1 does not broadcast against dst. Arguments:
  * those of lg_binary_create, the scales asked for, and
- * LG_ARG_ATTR_POST_OP_SRC1(i) for each binary post-op i. When dst is dense
- * and src0 has dst's layout the ISA's vector path runs with the chain
+ * LG_ARG_ATTR_POST_OP_SRC1(i) for each binary post-op i
+ * (LG_ARG_ATTR_POST_OP_WEIGHTS(i) for each prelu post-op i). When dst is
+ * dense and src0 has dst's layout the ISA's vector path runs with the chain
  * fused; other layouts run the reference.
  */
 LG_API lg_status lg_binary_create_attr(lg_kernel **k, lg_binary_alg alg, const lg_md *src0,
@@ -689,7 +720,8 @@ typedef struct lg_conv_params {
  * with int8 src, zero points on LG_ARG_SRC and LG_ARG_DST (mask 0, or 2:
  * one per channel) and LG_ARG_WEIGHTS (0); sums with a type and zero point
  * (lg_attr_append_sum_dt; one sum at most), eltwise post-ops of any
- * algorithm and binary post-ops (lg_attr_append_binary). Each output is
+ * algorithm, binary post-ops (lg_attr_append_binary) and prelu post-ops
+ * (lg_attr_append_prelu). Each output is
  *     acc = sum over taps of (src - zp_src[ic]) * (wei - zp_wei)
  *     v   = post_ops(acc * scale_src * scale_wei[oc] + bias[oc])
  *     dst = v / scale_dst + zp_dst[oc], converted to dst's type (round to
@@ -706,7 +738,9 @@ typedef struct lg_conv_params {
  * still, the scalar reference). Arguments as above plus
  * LG_ARG_ATTR_SCALES | arg (f32) and LG_ARG_ATTR_ZERO_POINTS | arg (s32) for
  * each one asked for and LG_ARG_ATTR_POST_OP_SRC1(i) for each binary
- * post-op. LG_UNIMPLEMENTED for other type combinations or masks, zero
+ * post-op. A prelu post-op (lg_attr_append_prelu; its weights passed as
+ * LG_ARG_ATTR_POST_OP_WEIGHTS(i)) makes any conv, f32 too, take this path
+ * (its epilogue applies the chain). LG_UNIMPLEMENTED for other type combinations or masks, zero
  * points with f32 / bf16 / f16 src, more than one sum.
  */
 LG_API lg_status lg_conv_create(lg_kernel **k, const lg_conv_params *p, const lg_md *src,

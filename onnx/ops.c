@@ -11,6 +11,7 @@
     X("Pad", pad)                                                                                  \
     X("Relu", unary)                                                                               \
     X("LeakyRelu", unary)                                                                          \
+    X("PRelu", prelu)                                                                              \
     X("Tanh", unary)                                                                               \
     X("Elu", unary)                                                                                \
     X("HardSigmoid", gate)                                                                         \

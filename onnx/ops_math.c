@@ -14,6 +14,7 @@ lg_status lg__onnx_op_unary(importer *im);
 lg_status lg__onnx_op_clip(importer *im);
 lg_status lg__onnx_op_gate(importer *im);
 lg_status lg__onnx_op_binary(importer *im);
+lg_status lg__onnx_op_prelu(importer *im);
 
 /* Emit an eltwise node on input 0 as output 0. */
 static lg_status eltwise(importer *im, lg_eltwise_alg alg, float alpha, float beta) {
@@ -223,6 +224,42 @@ lg_status lg__onnx_op_binary(importer *im) {
                         : op[0] == 'M' ? LG_BINARY_MUL
                                        : LG_BINARY_DIV;
     if (lg_graph_add_binary(im->g, alg, a->v, b->v, &y->v) != LG_OK)
+        return lg__onnx_fail(im, LG_INVALID_ARGUMENT, "%s", lg_last_error());
+    y->kind = OV_TENSOR;
+    y->nd = nd;
+    memcpy(y->dims, dims, sizeof y->dims);
+    return LG_OK;
+}
+
+/* PRelu(X, slope): y = x > 0 ? x : slope * x, slope broadcast to X's shape
+ * (ONNX's unidirectional broadcast: numpy, right-aligned). One constant
+ * slope is a relu with that alpha; any other is lowered onto eltwise and
+ * binary nodes as r = relu(x), y = r + slope * (x - r), which is exact: for
+ * x > 0, x - r is 0 and y is x; otherwise r is a zero, x - r is x and y is
+ * slope * x. */
+lg_status lg__onnx_op_prelu(importer *im) {
+    oval *x, *s, *y;
+    LG_ONNX_CHECK(lg__onnx_input(im, 0, false, &x));
+    LG_ONNX_CHECK(lg__onnx_input(im, 1, false, &s));
+    if (s->kind == OV_CONST && s->n == 1)
+        return eltwise(im, LG_ELTWISE_RELU, lg__onnx_const_f(s, 0), 0);
+    LG_ONNX_CHECK(lg__onnx_output(im, 0, &y));
+    int nd;
+    int64_t dims[LG_MAX_NDIMS];
+    if (!broadcast(x, s, &nd, dims) || nd != x->nd ||
+        memcmp(dims, x->dims, (size_t)nd * sizeof *dims) != 0)
+        return lg__onnx_fail(im, LG_INVALID_ARGUMENT, "slope does not broadcast to X's shape");
+    if (s->kind == OV_CONST) LG_ONNX_CHECK(const_operand(im, s, nd));
+    LG_ONNX_CHECK(lg__onnx_tensor(im, x));
+    LG_ONNX_CHECK(lg__onnx_tensor(im, s));
+    if (s->nd != nd)
+        return lg__onnx_fail(im, LG_UNIMPLEMENTED, "slope of rank %d for X of rank %d", s->nd, nd);
+    lg_value r, d, m;
+    lg_graph *g = im->g;
+    if (lg_graph_add_eltwise(g, x->v, LG_ELTWISE_RELU, 0, 0, &r) != LG_OK ||
+        lg_graph_add_binary(g, LG_BINARY_SUB, x->v, r, &d) != LG_OK ||
+        lg_graph_add_binary(g, LG_BINARY_MUL, d, s->v, &m) != LG_OK ||
+        lg_graph_add_binary(g, LG_BINARY_ADD, r, m, &y->v) != LG_OK)
         return lg__onnx_fail(im, LG_INVALID_ARGUMENT, "%s", lg_last_error());
     y->kind = OV_TENSOR;
     y->nd = nd;

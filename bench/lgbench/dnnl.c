@@ -409,6 +409,8 @@ static bool post_attr(const lgb_attr_spec *a, dnnl_primitive_attr_t *out) {
         dnnl_alg_kind_t alg;
         if (q->kind == LGB_POST_SUM)
             ok = dnnl_post_ops_append_sum(po, q->scale) == dnnl_success;
+        else if (q->kind != LGB_POST_ELTWISE)
+            ok = false;
         else
             ok = eltwise_alg(q->alg, q->alpha, q->beta, &alg) &&
                  dnnl_post_ops_append_eltwise(po, 1.0f, alg, q->alpha, q->beta) == dnnl_success;

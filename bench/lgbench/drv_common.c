@@ -130,9 +130,10 @@ bool lgb_attr_build(const lgb_attr_spec *spec, const lg_md *src, const lg_md *ds
         return lgb_skip(res, "attribute not implemented in lgraph", "src1 scales"), false;
     for (int i = 0; i < spec->npost; i++) {
         const lgb_post *p = &spec->post[i];
-        if (p->kind == LGB_POST_BINARY)
+        if (p->kind == LGB_POST_BINARY || p->kind == LGB_POST_PRELU)
             return lgb_skip(res, "attribute not implemented in lgraph",
-                            "binary post-op (eltwise and binary kernels only)"),
+                            "%s post-op (eltwise, binary and conv kernels only)",
+                            p->kind == LGB_POST_PRELU ? "prelu" : "binary"),
                    false;
         if (p->kind == LGB_POST_SUM && (p->zp || p->sdt != LG_DT_UNDEF))
             return lgb_skip(res, "attribute not implemented in lgraph",

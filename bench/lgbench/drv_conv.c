@@ -128,7 +128,7 @@ static bool typed(const lg_dtype dt[3], const lgb_attr_spec *a) {
              a->scales[1].set || a->zps[0].set || a->zps[1].set || a->wei_scale.set ||
              a->wei_zp.set || a->src1_scale.set;
     for (int i = 0; i < a->npost; i++)
-        q = q || a->post[i].kind == LGB_POST_BINARY ||
+        q = q || a->post[i].kind == LGB_POST_BINARY || a->post[i].kind == LGB_POST_PRELU ||
             (a->post[i].kind == LGB_POST_ELTWISE && a->post[i].escale != 1.0f) ||
             (a->post[i].kind == LGB_POST_SUM && (a->post[i].zp || a->post[i].sdt != LG_DT_UNDEF));
     return q;
@@ -215,6 +215,9 @@ static bool typed_attr_build(const lgb_attr_spec *spec, int64_t groups, int64_t 
              * post-op scale: the result times SCALE, a linear op after it */
             if (st == LG_OK && p->escale != 1.0f)
                 st = lg_attr_append_eltwise(t->attr, LG_ELTWISE_LINEAR, p->escale, 0.0f);
+        } else if (p->kind == LGB_POST_PRELU) {
+            if (!lgb_po_prelu(p, i, dst, t->attr, res)) return false;
+            st = LG_OK;
         } else {
             lg_md m;
             if (!lgb_po_src1_md(p, i, dst, &m, res)) return false;
@@ -248,8 +251,10 @@ static void run_typed(const lgb_ctx *ctx, const lgb_job *job, const lg_conv_para
     }
     lgb_rng rng = lgb_rng_seed(job->repro);
     for (int i = 0; i < spec->npost; i++) {
-        if (spec->post[i].kind != LGB_POST_BINARY) continue;
-        if (lg_kernel_query_md(r.k, LG_ARG_ATTR_POST_OP_SRC1(i), &ta.src1_md[i]) != LG_OK) {
+        const bool prelu = spec->post[i].kind == LGB_POST_PRELU;
+        const int arg = prelu ? LG_ARG_ATTR_POST_OP_WEIGHTS(i) : LG_ARG_ATTR_POST_OP_SRC1(i);
+        if (spec->post[i].kind != LGB_POST_BINARY && !prelu) continue;
+        if (lg_kernel_query_md(r.k, arg, &ta.src1_md[i]) != LG_OK) {
             lgb_set(res, LGB_FAILED, "lg_kernel_query_md (post-op %d): %s", i, lg_last_error());
             goto done;
         }
@@ -259,9 +264,12 @@ static void run_typed(const lgb_ctx *ctx, const lgb_job *job, const lg_conv_para
             goto done;
         }
         lg_dtype t = ta.src1_md[i].dtype;
-        lgb_buf_fill(&ta.src1_md[i], ta.src1[i], &rng, t == LG_U8 ? 0 : -4, 5,
-                     t == LG_S8 || t == LG_U8 || t == LG_S32);
-        r.args[r.nargs++] = (lg_arg){LG_ARG_ATTR_POST_OP_SRC1(i), ta.src1[i]};
+        if (prelu) /* slopes of both signs */
+            lgb_buf_fill(&ta.src1_md[i], ta.src1[i], &rng, -2, 2, false);
+        else
+            lgb_buf_fill(&ta.src1_md[i], ta.src1[i], &rng, t == LG_U8 ? 0 : -4, 5,
+                         t == LG_S8 || t == LG_U8 || t == LG_S32);
+        r.args[r.nargs++] = (lg_arg){arg, ta.src1[i]};
     }
     res->status = LGB_PASSED;
     bool has_sum = false;

@@ -15,6 +15,15 @@ bool lgb_po_src1_md(const lgb_post *p, int i, const lg_md *dst, lg_md *m, lgb_re
     return lgb_md(m, dst->ndims, dims, p->dt, p->tag, "post-op src1", res);
 }
 
+bool lgb_po_prelu(const lgb_post *p, int i, const lg_md *dst, lg_attr *attr, lgb_result *res) {
+    int mask;
+    if (!lgb_mask_resolve(p->mask, dst->ndims, &mask))
+        return lgb_skip(res, "invalid case (benchdnn skips it too)",
+                        "post-op %d policy names a dim a %dD tensor lacks", i, dst->ndims),
+               false;
+    return lgb_created(lg_attr_append_prelu(attr, mask), "lg_attr_append_prelu", res);
+}
+
 bool lgb_po_build(const lgb_attr_spec *spec, const lg_md *dst, bool with_scales, lgb_po_bufs *b,
                   lgb_result *res) {
     memset(b, 0, sizeof *b);
@@ -57,6 +66,9 @@ bool lgb_po_build(const lgb_attr_spec *spec, const lg_md *dst, bool with_scales,
                                 "soft_relu with alpha 0"),
                        false;
             s = lg_attr_append_eltwise(b->attr, p->alg, p->alpha, p->beta);
+        } else if (p->kind == LGB_POST_PRELU) {
+            if (!lgb_po_prelu(p, i, dst, b->attr, res)) return false;
+            s = LG_OK;
         } else {
             lg_md m;
             if (!lgb_po_src1_md(p, i, dst, &m, res)) return false;
@@ -75,8 +87,8 @@ bool lgb_po_alloc(lgb_po_bufs *b, const lg_kernel *k, const lg_md *dst, lgb_rng 
         return false;
     }
     for (int i = 0; i < b->npost; i++) {
-        if (b->spec.post[i].kind != LG_POST_BINARY) continue;
-        if (lg_kernel_query_md(k, LG_ARG_ATTR_POST_OP_SRC1(i), &b->md[i]) != LG_OK) {
+        if (!lg__post_reads_tensor(b->spec.post[i].kind)) continue;
+        if (lg_kernel_query_md(k, lg__po_arg(&b->spec, i), &b->md[i]) != LG_OK) {
             lgb_set(res, LGB_FAILED, "lg_kernel_query_md (post-op %d): %s", i, lg_last_error());
             return false;
         }
@@ -90,7 +102,9 @@ bool lgb_po_alloc(lgb_po_bufs *b, const lg_kernel *k, const lg_md *dst, lgb_rng 
             return false;
         }
         lg_dtype dt = b->md[i].dtype;
-        if (dt == LG_S8 || dt == LG_S32)
+        if (b->spec.post[i].kind == LG_POST_PRELU) /* slopes of both signs */
+            lgb_buf_fill(&b->md[i], b->buf[i], rng, -2, 2, false);
+        else if (dt == LG_S8 || dt == LG_S32)
             lgb_buf_fill(&b->md[i], b->buf[i], rng, -8, 9, true);
         else if (dt == LG_U8)
             lgb_buf_fill(&b->md[i], b->buf[i], rng, 0, 9, true);
@@ -106,7 +120,7 @@ int lgb_po_args(const lgb_po_bufs *b, lg_arg *args, int n) {
             args[n++] = (lg_arg){LG_ARG_ATTR_SCALES | (i ? LG_ARG_SRC + 1 : LG_ARG_SRC),
                                  (void *)&b->scale[i]};
     for (int i = 0; i < b->npost; i++)
-        if (b->buf[i]) args[n++] = (lg_arg){LG_ARG_ATTR_POST_OP_SRC1(i), b->buf[i]};
+        if (b->buf[i]) args[n++] = (lg_arg){lg__po_arg(&b->spec, i), b->buf[i]};
     return n;
 }
 

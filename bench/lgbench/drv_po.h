@@ -23,6 +23,10 @@ typedef struct lgb_po_bufs {
  * a dim dst lacks) or FAILED into res on error. */
 bool lgb_po_src1_md(const lgb_post *p, int i, const lg_md *dst, lg_md *m, lgb_result *res);
 
+/* Append prelu post-op i (its policy's mask resolved against dst) to attr.
+ * SKIPPED (a mask naming a dim dst lacks) or FAILED into res on error. */
+bool lgb_po_prelu(const lgb_post *p, int i, const lg_md *dst, lg_attr *attr, lgb_result *res);
+
 /* Build b->attr from spec for a kernel whose dst is `dst`: src0 / src1
  * scales (binary: with_scales), sums, eltwise and binary post-ops (src1's
  * dims: dst's where the policy's mask has a bit, else 1; its tag; "any"

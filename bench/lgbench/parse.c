@@ -445,8 +445,15 @@ bool lgb_parse_post_ops(const char *s, lgb_attr_spec *a, char *err, size_t len) 
             if (!parse_binary_post(items[i], f, nf, b, p, err, len)) return false;
             continue;
         }
-        if (!strcasecmp(f[0], "prelu") || !strncasecmp(f[0], "dw", 2) ||
-            lgb_eltwise_out_of_scope(f[0])) {
+        if (!strcasecmp(f[0], "prelu")) { /* PRELU[:POLICY] */
+            p->kind = LGB_POST_PRELU;
+            if (nf > 2 || (nf == 2 && !binary_mask(f[1], &p->mask))) {
+                snprintf(err, len, "'%s': prelu takes one policy (prelu[:POLICY])", items[i]);
+                return false;
+            }
+            continue;
+        }
+        if (!strncasecmp(f[0], "dw", 2) || lgb_eltwise_out_of_scope(f[0])) {
             snprintf(err, len, "%s'%s': lgraph has no post-op '%s'", LGB_UNIMPL_MARK, items[i],
                      f[0]);
             return false;

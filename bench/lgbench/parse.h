@@ -90,7 +90,8 @@ typedef struct lgb_arg_quant {
 typedef enum lgb_post_kind {
     LGB_POST_SUM = 1,
     LGB_POST_ELTWISE = 2,
-    LGB_POST_BINARY = 3
+    LGB_POST_BINARY = 3,
+    LGB_POST_PRELU = 4 /* PRELU[:POLICY]: mask holds the policy's (default common) */
 } lgb_post_kind;
 
 typedef struct lgb_post {
@@ -136,7 +137,8 @@ bool lgb_parse_zero_points(const char *s, lgb_attr_spec *a, char *err, size_t le
  * (add ... ne), src1's data type, a policy (common, per_oc, per_dim_0, 1,
  * 01, 2, 3, 23, 023, 03, 12, 013, per_tensor, per_mb_spatial, per_spatial,
  * per_mb_w, per_w) or an integer mask (default common), and src1's tag
- * (default any). */
+ * (default any); or prelu[:POLICY], POLICY one of those policies (default
+ * common; weights f32, as benchdnn). */
 bool lgb_parse_post_ops(const char *s, lgb_attr_spec *a, char *err, size_t len);
 
 /* The concrete mask for a tensor of ndims dims (LGB_MASK_* policies

@@ -261,6 +261,18 @@ lg_status lg_attr_append_binary(lg_attr *attr, lg_binary_alg alg, const lg_md *s
     return LG_OK;
 }
 
+lg_status lg_attr_append_prelu(lg_attr *attr, int mask) {
+    if (!attr) return LG_ERROR(LG_INVALID_ARGUMENT, "attr is NULL");
+    if (mask < 0 || mask >= (1 << LG_MAX_NDIMS))
+        return LG_ERROR(LG_INVALID_ARGUMENT, "mask 0x%x: a prelu mask has bits 0..%d only", mask,
+                        LG_MAX_NDIMS - 1);
+    lg__post_op *op = NULL;
+    LG_CHECK(append(attr, __func__, &op));
+    op->kind = LG_POST_PRELU;
+    op->alg = mask;
+    return LG_OK;
+}
+
 lg_status lg__attr_check_post_only(const struct lg_attr *attr, const char *kind,
                                    const char *where) {
     if (!attr) return LG_OK;
@@ -282,11 +294,11 @@ lg_status lg__attr_check_post_only(const struct lg_attr *attr, const char *kind,
     if (attr->npost < 0 || attr->npost > LG_MAX_POST_OPS)
         return lg__error(LG_INVALID_ARGUMENT, where, "attr has %d post-ops", attr->npost);
     for (int i = 0; i < attr->npost; i++)
-        if (attr->post[i].kind == LG_POST_BINARY)
+        if (lg__post_reads_tensor(attr->post[i].kind))
             return lg__error(LG_UNIMPLEMENTED, where,
-                             "attr post-op %d is a binary post-op: %s takes sum and eltwise "
+                             "attr post-op %d is a %s post-op: %s takes sum and eltwise "
                              "post-ops only",
-                             i, kind);
+                             i, attr->post[i].kind == LG_POST_PRELU ? "prelu" : "binary", kind);
     for (int i = 0; i < attr->npost; i++)
         if (attr->post[i].kind != LG_POST_SUM && attr->post[i].kind != LG_POST_ELTWISE)
             return lg__error(LG_INVALID_ARGUMENT, where, "attr post-op %d has kind %d", i,

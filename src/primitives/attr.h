@@ -13,8 +13,18 @@ typedef enum lg__post_kind {
     LG_POST_BINARY = 3,
     /* A sum with a zero point or a data type (lg_attr_append_sum_dt): conv
      * only; alg holds the lg_dtype (LG_DT_UNDEF: dst's), zp the zero point. */
-    LG_POST_SUM_DT = 4
+    LG_POST_SUM_DT = 4,
+    /* A prelu (lg_attr_append_prelu): alg holds the weights' mask; taken
+     * wherever binary post-ops are, its weights md built from the mask and
+     * dst (postops.h). */
+    LG_POST_PRELU = 5
 } lg__post_kind;
+
+/* Whether a post-op of this kind reads a tensor at execution (a binary
+ * op's src1, a prelu's weights). */
+static inline bool lg__post_reads_tensor(int kind) {
+    return kind == LG_POST_BINARY || kind == LG_POST_PRELU;
+}
 
 /* One post-op. Zeroed before filling: it is part of kernel-cache keys. */
 typedef struct lg__post_op {

@@ -1,4 +1,4 @@
-/* Post-op chains of the eltwise and binary kernels (postops.h). */
+/* Post-op chains of the eltwise, binary and typed conv kernels (postops.h). */
 #include "primitives/postops.h"
 
 #include "memory/convert.h"
@@ -18,6 +18,34 @@ lg_status lg__binary_any_like(const lg_md *like, const lg_md *md, lg_md *out) {
         s *= md->dims[d] ? md->dims[d] : 1;
     }
     return lg_md_init_strides(out, md->ndims, md->dims, md->dtype, st);
+}
+
+/* The weights md of a prelu post-op (position i) with `mask` against dst:
+ * f32, dst's extent on the mask's dims and 1 elsewhere, in oneDNN's plain
+ * layout for prelu weights: a, ab, acb, acdb, acdeb (dim 1 innermost from
+ * 3 dims on). */
+static lg_status prelu_md(int mask, const lg_md *dst, int i, const char *where, lg_md *out) {
+    if (mask < 0 || mask >= (1 << dst->ndims))
+        return lg__error(LG_INVALID_ARGUMENT, where,
+                         "attr post-op %d (prelu): mask 0x%x names a dim a %d-dim dst lacks", i,
+                         mask, dst->ndims);
+    const int nd = dst->ndims;
+    int64_t dims[LG_MAX_NDIMS], st[LG_MAX_NDIMS], s = 1;
+    int order[LG_MAX_NDIMS], n = 0; /* innermost first */
+    if (nd >= 3) order[n++] = 1;
+    for (int d = nd - 1; d >= 0; d--)
+        if (nd < 3 || d != 1) order[n++] = d;
+    for (int d = 0; d < nd; d++) dims[d] = mask & (1 << d) ? dst->dims[d] : 1;
+    for (int j = 0; j < nd; j++) {
+        st[order[j]] = s;
+        s *= dims[order[j]] ? dims[order[j]] : 1;
+    }
+    lg_md m;
+    if (lg_md_init_strides(&m, dst->ndims, dims, LG_F32, st) != LG_OK)
+        return lg__error(LG_INVALID_ARGUMENT, where, "attr post-op %d (prelu): weights md: %s", i,
+                         lg_last_error());
+    lg__md_canon(&m, out);
+    return LG_OK;
 }
 
 lg_status lg__po_spec_init(lg__po_spec *spec, const struct lg_attr *attr, const lg_md *dst,
@@ -67,6 +95,9 @@ lg_status lg__po_spec_init(lg__po_spec *spec, const struct lg_attr *attr, const 
             } else {
                 lg__md_canon(m, &spec->src1[i]);
             }
+        } else if (op->kind == LG_POST_PRELU) {
+            LG_CHECK(prelu_md(op->alg, dst, i, where, &spec->src1[i]));
+            o->alg = op->alg;
         } else {
             return lg__error(LG_INVALID_ARGUMENT, where, "attr post-op %d has kind %d", i,
                              op->kind);
@@ -89,7 +120,11 @@ float lg__po_scalar(const lg__po_spec *spec, const int64_t *idx, float v, float 
             const lg_md *m = &spec->src1[i];
             int64_t i1[LG_MAX_NDIMS];
             for (int d = 0; d < m->ndims; d++) i1[d] = m->dims[d] == 1 ? 0 : idx[d];
-            v = lg__binary_fwd(op->alg, v, lg__load_f32(src1[i], m->dtype, lg__md_off(m, i1)));
+            float w = lg__load_f32(src1[i], m->dtype, lg__md_off(m, i1));
+            if (op->kind == LG_POST_PRELU)
+                v = v > 0.0f ? v : w * v;
+            else
+                v = lg__binary_fwd(op->alg, v, w);
         }
     }
     return v;
@@ -111,10 +146,21 @@ double lg__po_ulp_bound(const lg__po_spec *spec) {
     return b;
 }
 
+int lg__po_arg(const lg__po_spec *spec, int i) {
+    return spec->post[i].kind == LG_POST_PRELU ? LG_ARG_ATTR_POST_OP_WEIGHTS(i)
+                                               : LG_ARG_ATTR_POST_OP_SRC1(i);
+}
+
+int lg__po_ntensors(const lg__po_spec *spec) {
+    int n = 0;
+    for (int i = 0; i < spec->npost; i++) n += lg__post_reads_tensor(spec->post[i].kind);
+    return n;
+}
+
 void lg__po_add_slots(lg_kernel *k, const lg__po_spec *spec, int *slot) {
     for (int i = 0; i < spec->npost; i++)
-        slot[i] = spec->post[i].kind == LG_POST_BINARY
-                      ? lg__kernel_add_slot(k, LG_ARG_ATTR_POST_OP_SRC1(i), true, &spec->src1[i], 0)
+        slot[i] = lg__post_reads_tensor(spec->post[i].kind)
+                      ? lg__kernel_add_slot(k, lg__po_arg(spec, i), true, &spec->src1[i], 0)
                       : -1;
 }
 
@@ -204,7 +250,7 @@ lg_status lg__po_plan_init(lg__po_plan *p, const lg__po_spec *spec, const lg_md 
             p->epd[i].alg = op->alg;
             p->epd[i].alpha = op->alpha;
             p->epd[i].beta = op->beta;
-        } else if (op->kind == LG_POST_BINARY) {
+        } else if (lg__post_reads_tensor(op->kind)) {
             LG_CHECK(lg__po_operand_init(p, &p->opnd[i], &spec->src1[i]));
         }
     }
@@ -319,6 +365,17 @@ void lg__po_store(const lg__po_plan *p, const float *in, void *buf, int64_t x, i
         p->cvt(LG_F32, in, dt, d, m);
 }
 
+/* acc[j] = acc[j] > 0 ? acc[j] : w[j] * acc[j] (w[0] for all j when
+ * scalar); a select the compiler keeps in vector registers. */
+static void prelu_run(float *restrict acc, const float *restrict w, bool scalar, int64_t m) {
+    if (scalar) {
+        const float s = w[0];
+        for (int64_t j = 0; j < m; j++) acc[j] = acc[j] > 0.0f ? acc[j] : s * acc[j];
+    } else {
+        for (int64_t j = 0; j < m; j++) acc[j] = acc[j] > 0.0f ? acc[j] : w[j] * acc[j];
+    }
+}
+
 void lg__po_run(const lg__po_plan *p, float *acc, int64_t x, int64_t m, const void *dst,
                 const void *const *src1) {
     float vbuf[LG_PO_CHUNK], old[LG_PO_CHUNK];
@@ -338,7 +395,10 @@ void lg__po_run(const lg__po_plan *p, float *acc, int64_t x, int64_t m, const vo
         } else {
             bool sc;
             const float *v = lg__po_values(p, &p->opnd[i], src1[i], x, m, vbuf, &sc);
-            lg__po_binary(p, op->alg, acc, v, sc, m);
+            if (op->kind == LG_POST_PRELU)
+                prelu_run(acc, v, sc, m);
+            else
+                lg__po_binary(p, op->alg, acc, v, sc, m);
         }
     }
 }

@@ -1,5 +1,5 @@
-/* Post-op chains of the eltwise and binary kernels (sums, eltwise and
- * binary post-ops): the chain as part of a cache key, its scalar truth, and
+/* Post-op chains of the eltwise, binary and typed conv kernels (sums,
+ * eltwise, binary and prelu post-ops): the chain as part of a cache key, its scalar truth, and
  * the vector engine that applies it to f32 chunks of a dense dst.
  *
  * A dense dst is walked in its physical order ("flat position" x: the
@@ -13,7 +13,9 @@
  *    (layout.h), values gathered per run of the innermost physical dim
  *    (a constant fill where src1 broadcasts that dim).
  * The operation itself always runs on the ISA's vector kernels
- * (binary.h's vv / pat, eltwise.h's f32 kernels). */
+ * (binary.h's vv / pat, eltwise.h's f32 kernels); a prelu's weights are
+ * such an operand (f32, row-major, dims from its mask) and its select
+ * r > 0 ? r : w * r is a loop the compiler vectorises. */
 #ifndef LG_PRIMITIVES_POSTOPS_H
 #define LG_PRIMITIVES_POSTOPS_H
 
@@ -27,7 +29,8 @@
 
 /* A validated chain, zeroed then filled (part of cache keys): each op with
  * only the fields its kind reads; src1 of binary ops concrete ("any"
- * resolved to dst's tag on src1's dims), zero for the other kinds. */
+ * resolved to dst's tag on src1's dims), of prelu ops the weights' md
+ * (alg: the mask), zero for the other kinds. */
 typedef struct lg__po_spec {
     int32_t npost;
     lg__post_op post[LG_MAX_POST_OPS];
@@ -50,9 +53,15 @@ LG_INTERNAL float lg__po_scalar(const lg__po_spec *spec, const int64_t *idx, flo
 LG_INTERNAL bool lg__po_has_sum(const lg__po_spec *spec);
 LG_INTERNAL double lg__po_ulp_bound(const lg__po_spec *spec);
 
-/* Add one required tensor slot per binary op (argument
- * LG_ARG_ATTR_POST_OP_SRC1(i), src1's md) to k, its index into slot[i] (-1
- * for the other kinds). */
+/* The execution argument of the tensor post-op i reads: binary's
+ * LG_ARG_ATTR_POST_OP_SRC1(i), prelu's LG_ARG_ATTR_POST_OP_WEIGHTS(i). The
+ * number of post-ops in spec that read one. */
+LG_INTERNAL int lg__po_arg(const lg__po_spec *spec, int i);
+LG_INTERNAL int lg__po_ntensors(const lg__po_spec *spec);
+
+/* Add one required tensor slot per binary or prelu op (argument
+ * lg__po_arg(spec, i), src1's md) to k, its index into slot[i] (-1 for the
+ * other kinds). */
 LG_INTERNAL void lg__po_add_slots(lg_kernel *k, const lg__po_spec *spec, int *slot);
 
 /* md "any" made concrete: like's tag on md's dims (oneDNN's choice for a

@@ -648,3 +648,59 @@ Test(onnx_load, average_pool_ceil_mode_count_include_pad) {
         free(buf);
     }
 }
+
+/* PRelu (ONNX: y = x > 0 ? x : slope * x, slope broadcast to X right-aligned):
+ * x [N, 3, 2, 2] with a per-channel slope [3, 1, 1] (lowered onto eltwise
+ * and binary nodes) and with one slope [1] (a leaky relu), each against
+ * values computed here (exact: one product per element); a slope that does
+ * not broadcast is refused. */
+static float pr_slope[3] = {0.5f, -2.0f, 0.25f}, pr_one[1] = {0.125f}, pr_bad[4];
+static int64_t pr_sd[3] = {3, 1, 1}, pr_od[1] = {1}, pr_bd[3] = {4, 1, 1};
+static char *pr_in[] = {"x", "slope"}, *pr_out[] = {"y"};
+
+static void prelu_model(model *md, int nd, int64_t *sdims, float *slope, size_t n) {
+    model_init(md, 13);
+    int64_t xd[4] = {-1, 3, 2, 2};
+    add_input(md, "x", 4, xd);
+    add_output(md, "y", 4, xd);
+    add_init(md, "slope", nd, sdims, slope, n);
+    add_node(md, "PRelu", "prelu0", 2, pr_in, 1, pr_out);
+}
+
+Test(onnx_load, prelu) {
+    for (int c = 0; c < 2; c++) {
+        model md;
+        if (c == 0)
+            prelu_model(&md, 3, pr_sd, pr_slope, 3);
+        else
+            prelu_model(&md, 1, pr_od, pr_one, 1);
+        size_t len;
+        uint8_t *buf = pack(&md, &len);
+        lg_onnx_options o;
+        lg_onnx_options_init(&o);
+        o.batch = 2;
+        lg_graph *g;
+        cr_assert_eq(lg_onnx_load_buffer(buf, len, &o, &g, NULL), LG_OK, "%s", lg_last_error());
+        lg_plan *p;
+        cr_assert_eq(lg_graph_compile(g, NULL, &p), LG_OK, "%s", lg_last_error());
+        float x[24], y[24];
+        for (int k = 0; k < 24; k++) x[k] = (float)(k * 7 % 11 - 5) * 0.75f;
+        lg_binding in = {"x", x}, out = {"y", y};
+        cr_assert_eq(lg_plan_execute(p, 1, &in, 1, &out), LG_OK, "%s", lg_last_error());
+        for (int k = 0; k < 24; k++) {
+            float s = c == 0 ? pr_slope[k / 4 % 3] : pr_one[0];
+            float want = x[k] > 0 ? x[k] : s * x[k];
+            cr_assert(y[k] == want, "case %d element %d: x %g, y %g, want %g", c, k, (double)x[k],
+                      (double)y[k], (double)want);
+        }
+        lg_plan_destroy(p);
+        lg_graph_destroy(g);
+        free(buf);
+    }
+    model md;
+    prelu_model(&md, 3, pr_bd, pr_bad, 4);
+    size_t len;
+    uint8_t *buf = pack(&md, &len);
+    expect_fail(buf, len, LG_INVALID_ARGUMENT, "slope", "prelu0");
+    free(buf);
+}

@@ -530,8 +530,7 @@ static lg_status plan(binary_data *b, lg__isa isa, const char **path) {
 static lg_status build_binary(const void *problem, lg_kernel **out) {
     const binary_key *key = problem;
     const lg__binary_pd *pd = &key->pd;
-    int nbin = 0;
-    for (int i = 0; i < key->po.npost; i++) nbin += key->po.post[i].kind == LG_POST_BINARY;
+    int nbin = lg__po_ntensors(&key->po);
     lg_kernel *k = lg__kernel_new_slots(LG_KIND_BINARY, &binary_ops, sizeof(binary_data), 5 + nbin);
     if (!k)
         return lg__error(LG_OUT_OF_MEMORY, "lg_binary_create", "cannot allocate a binary kernel");

@@ -32,7 +32,7 @@ bool lg__convq_wanted(const lg_md *src, const lg_md *weights, const lg_md *bias,
         attr->zp_mask[0] >= 0 || attr->zp_mask[1] >= 0 || attr->zp_mask_wei >= 0)
         return true;
     for (int i = 0; i < attr->npost && i < LG_MAX_POST_OPS; i++)
-        if (attr->post[i].kind == LG_POST_SUM_DT || attr->post[i].kind == LG_POST_BINARY)
+        if (attr->post[i].kind == LG_POST_SUM_DT || lg__post_reads_tensor(attr->post[i].kind))
             return true;
     return false;
 }
@@ -411,8 +411,7 @@ static const lg__kernel_ops convq_ops = {convq_execute, convq_destroy};
 static lg_status build_convq(const void *problem, lg_kernel **out) {
     static const char where[] = "lg_conv_create";
     const lg__convq_pd *q = problem;
-    int nbin = 0;
-    for (int i = 0; i < q->po.npost; i++) nbin += q->po.post[i].kind == LG_POST_BINARY;
+    int nbin = lg__po_ntensors(&q->po);
     lg_kernel *k = lg__kernel_new_slots(LG_KIND_CONV, &convq_ops, sizeof(convq_kernel), 10 + nbin);
     if (!k) return CQ_ERR(LG_OUT_OF_MEMORY, "cannot allocate a conv kernel");
     convq_kernel *c = k->data;
@@ -464,10 +463,7 @@ static lg_status build_convq(const void *problem, lg_kernel **out) {
                                          : -1;
     }
     for (int i = 0; i < LG_MAX_POST_OPS; i++) c->slot_src1[i] = -1;
-    for (int i = 0; i < q->po.npost; i++)
-        if (q->po.post[i].kind == LG_POST_BINARY)
-            c->slot_src1[i] =
-                lg__kernel_add_slot(k, LG_ARG_ATTR_POST_OP_SRC1(i), true, &q->po.src1[i], 0);
+    lg__po_add_slots(k, &q->po, c->slot_src1);
     *out = k;
     return LG_OK;
 }

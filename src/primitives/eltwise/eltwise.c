@@ -314,8 +314,7 @@ static lg_status plan(eltwise_data *e, const char **path) {
 static lg_status build_eltwise(const void *problem, lg_kernel **out) {
     const eltwise_key *key = problem;
     const lg__eltwise_pd *pd = &key->pd;
-    int nbin = 0;
-    for (int i = 0; i < key->po.npost; i++) nbin += key->po.post[i].kind == LG_POST_BINARY;
+    int nbin = lg__po_ntensors(&key->po);
     lg_kernel *k =
         lg__kernel_new_slots(LG_KIND_ELTWISE, &eltwise_ops, sizeof(eltwise_data), 2 + nbin);
     if (!k)
