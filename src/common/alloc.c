@@ -7,6 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Requests above this fail as out of memory without asking the system: no
+ * machine lgraph runs on has that much, and sanitizers abort on such
+ * requests (ASan's limit is 1 TiB) where lgraph must return a status (a
+ * kernel sized from an absurd descriptor, found by fuzz_md_hand). */
+#define ALLOC_MAX ((size_t)1 << 39)
+
 /* Allocations left before failures start; negative: never fail. */
 static _Atomic int64_t fail_budget = -1;
 static _Atomic int64_t alloc_count = 0;
@@ -28,15 +34,16 @@ static bool should_fail(void) {
 }
 
 void *lg__malloc(size_t size) {
-    return should_fail() ? NULL : malloc(size ? size : 1);
+    return should_fail() || size > ALLOC_MAX ? NULL : malloc(size ? size : 1);
 }
 
 void *lg__calloc(size_t n, size_t size) {
-    return should_fail() ? NULL : calloc(n ? n : 1, size ? size : 1);
+    if (should_fail() || (size && n > ALLOC_MAX / size)) return NULL;
+    return calloc(n ? n : 1, size ? size : 1);
 }
 
 void *lg__aligned_alloc(size_t align, size_t size) {
-    if (should_fail()) return NULL;
+    if (should_fail() || size > ALLOC_MAX) return NULL;
     void *p = NULL;
     if (posix_memalign(&p, align, size ? size : 1) != 0) return NULL;
     return p;

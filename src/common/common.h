@@ -45,7 +45,9 @@ static inline const char *lg__why(char *buf, size_t len) {
  * so that tests can fail the Nth one (lg__alloc_fail_after). lg__malloc and
  * lg__calloc return NULL on failure without setting an error; callers report
  * LG_OUT_OF_MEMORY themselves. lg__aligned_alloc aligns to `align` (a power of
- * two, at least sizeof(void *)) and must be released with lg__free. */
+ * two, at least sizeof(void *)) and must be released with lg__free. A
+ * request above 512 GiB fails (NULL) without reaching the system allocator,
+ * whose sanitizer builds abort on such sizes instead of failing. */
 LG_INTERNAL void *lg__malloc(size_t size);
 LG_INTERNAL void *lg__calloc(size_t n, size_t size);
 LG_INTERNAL void *lg__aligned_alloc(size_t align, size_t size);
