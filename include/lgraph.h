@@ -1311,13 +1311,28 @@ typedef struct lg_compile_options {
        (LG_CONV_DIRECT); default LG_CONV_AUTO (Winograd where measured
        faster). Nodes asking for LG_CONV_WINOGRAD or LG_CONV_AUTO keep it. */
     lg_conv_alg conv_alg;
+    /* Micro-batching: 0 or 1 (default) runs the graph once per execute.
+       R > 1 makes every execute run the graph R times, once per consecutive
+       slice of dim 0 of every input and output: the graph describes one
+       slice (built at the micro-batch b), and the plan's inputs and outputs
+       have dim 0 R times the graph's (lg_plan_query_md reports R * b). The
+       slices run one after another on one arena, so a network whose
+       activations at the whole batch would spill out of the cache keeps
+       them in it (MobileNetV2 at N = 16: docs/performance.md). The graph
+       must compute each batch item on its own (no op mixes items along dim
+       0), which holds for classifiers in inference; the plan cannot check
+       that. Every input and output must keep dim 0 outermost and unblocked
+       in its layout (nchw, nhwc, nChw16c, ab do; "ba" does not): else
+       lg_graph_compile returns LG_UNIMPLEMENTED naming it. Negative or
+       above 2^20: LG_INVALID_ARGUMENT. */
+    int batch_slices;
 } lg_compile_options;
 
 #define LG_OPTIMAL_MARGIN_DEFAULT 0.03
 
 /* Fill o with the defaults: OPTIMAL, fuse on, default threads, no pass
  * disabled, no user strategy, the built-in cost model, an OPTIMAL margin of
- * LG_OPTIMAL_MARGIN_DEFAULT, conv_alg LG_CONV_AUTO. */
+ * LG_OPTIMAL_MARGIN_DEFAULT, conv_alg LG_CONV_AUTO, no micro-batching. */
 LG_API void lg_compile_options_init(lg_compile_options *o);
 
 /* Compile g into an immutable plan. o may be NULL (defaults). LG_INVALID_GRAPH
@@ -1361,6 +1376,10 @@ typedef struct lg_plan_stats {
        model's minimum (model_cost_bound when exact) saves less than
        lg_compile_options.optimal_margin of GREEDY's cost (model_cost). */
     bool kept_greedy;
+    /* Times each execute runs the graph (lg_compile_options.batch_slices;
+       1 without micro-batching). The counters above describe one run of
+       the graph, except model_ms, which is the whole execute's. */
+    int batch_slices;
 } lg_plan_stats;
 
 /* Fill *s with the plan's counters. */
@@ -1437,6 +1456,9 @@ typedef struct lg_step_profile {
     double model_ms;   /* its predicted time (model_cost is the same in ns) */
     char cost_key[48]; /* the key of its coefficients, "conv:conv1x1:b8:f32" */
     double cost_bytes; /* the bytes the model counts (read + written) */
+    /* With micro-batching (lg_plan_stats.batch_slices R > 1) a step runs R
+       times per execute: ms is the sum of its R runs, and bytes, flops,
+       model_cost, model_ms and cost_bytes are R times one run's. */
 } lg_step_profile;
 
 /* Run the plan `runs` times (1..100000) on the given bindings (the rules of

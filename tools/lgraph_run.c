@@ -21,7 +21,7 @@ static const char usage[] =
     "                  [--iters=K] [--warmup=W] [--threads=T] [--dump=PLAN.dot] [--json]\n"
     "                  [--inputs-any] [--seed=S] [--compare-strategies] [--profile]\n"
     "                  [--optimal-margin=F]\n"
-    "                  [--conv-alg=direct|winograd|auto]\n"
+    "                  [--conv-alg=direct|winograd|auto] [--micro-batch=B]\n"
     "--conv-alg: the 3x3 conv algorithm (default auto: Winograd where measured faster;\n"
     "winograd: wherever it applies; direct: never).\n"
     "Without --input, every input gets seeded uniform random data in [-1, 1).\n"
@@ -36,11 +36,15 @@ static const char usage[] =
     "--iters=0 loads and compiles only: load and compile ms and the process's CPU time for\n"
     "both (every thread; LG_PASS_TIMES=1 prints the load's phases and each pass's time).\n"
     "--optimal-margin=F: OPTIMAL keeps GREEDY's plan unless the model's minimum saves more\n"
-    "than F of its cost (default: the library's, LG_OPTIMAL_MARGIN_DEFAULT; 0: the minimum).\n";
+    "than F of its cost (default: the library's, LG_OPTIMAL_MARGIN_DEFAULT; 0: the minimum).\n"
+    "--micro-batch=B: load the model at batch B and run it N/B times per inference, once per\n"
+    "slice of B items (lg_compile_options.batch_slices; B must divide N): the activations of\n"
+    "a memory-bound network stay in cache. Valid for models whose batch items are computed\n"
+    "independently (classifiers). Default: the whole batch at once.\n";
 
 typedef struct args {
     const char *model, *input, *output, *compare, *dump, *csv;
-    int64_t batch;
+    int64_t batch, micro; /* micro 0: the whole batch */
     lg_strategy strategy;
     lg_conv_alg conv_alg;
     int iters, warmup, threads;
@@ -67,6 +71,10 @@ static int parse_args(int argc, char **argv, args *a) {
             exit(0);
         } else if (OPT("--batch")) {
             a->batch = atoll(v);
+        } else if (OPT("--micro-batch")) {
+            a->micro = atoll(v);
+            if (a->micro < 1)
+                return fprintf(stderr, "lgraph-run: --micro-batch takes a batch >= 1\n"), -1;
         } else if (OPT("--strategy")) {
             if (strcmp(v, "none") == 0)
                 a->strategy = LG_STRATEGY_NONE;
@@ -133,6 +141,16 @@ static int parse_args(int argc, char **argv, args *a) {
         return fprintf(stderr, "lgraph-run: --batch >= 1; --iters, --warmup, --threads, "
                                "--tol >= 0\n"),
                -1;
+    if (a->micro && (a->batch % a->micro || a->batch / a->micro > (1 << 20)))
+        return fprintf(stderr,
+                       "lgraph-run: --micro-batch=%lld must divide --batch=%lld (at most "
+                       "2^20 slices)\n",
+                       (long long)a->micro, (long long)a->batch),
+               -1;
+    if (a->micro && a->compare_strategies)
+        return fprintf(stderr,
+                       "lgraph-run: --micro-batch does not apply to --compare-strategies\n"),
+               -1;
     if (a->iters == 0 && (a->profile || a->compare || a->output || a->compare_strategies))
         return fprintf(stderr, "lgraph-run: --iters=0 (load and compile only) takes no "
                                "--profile, --compare, --output or --compare-strategies\n"),
@@ -145,7 +163,7 @@ int main(int argc, char **argv) {
     if (parse_args(argc, argv, &a)) return 2;
     lg_onnx_options o;
     lg_onnx_options_init(&o);
-    o.batch = a.batch;
+    o.batch = a.micro ? a.micro : a.batch;
     o.inputs_any = a.inputs_any;
     lg_graph *g;
     lg_onnx_io io;
@@ -169,6 +187,7 @@ int main(int argc, char **argv) {
     co.num_threads = a.threads;
     if (a.margin >= 0) co.optimal_margin = a.margin;
     co.conv_alg = a.conv_alg;
+    co.batch_slices = a.micro ? (int)(a.batch / a.micro) : 0;
     lg_plan *plan;
     lg_status st = lg_graph_compile(g, &co, &plan);
     lg_graph_destroy(g);
@@ -308,6 +327,8 @@ int main(int argc, char **argv) {
                ps.model_ms, ps.exact ? "true" : "false", ps.kept_greedy ? "true" : "false", cpu_ms);
         printf(", \"views\": %d, \"copy_steps_removed\": %d, \"copy_bytes_removed\": %lld",
                ps.views, ps.copy_steps_removed, (long long)ps.copy_bytes_removed);
+        printf(", \"micro_batch\": %lld, \"batch_slices\": %d",
+               (long long)(a.micro ? a.micro : a.batch), ps.batch_slices);
         if (a.compare) printf(", \"max_abs_diff\": %g, \"max_rel_diff\": %g", max_abs, max_rel);
         if (prof) {
             printf(", ");
@@ -318,6 +339,10 @@ int main(int argc, char **argv) {
         printf("model %s, batch %lld, strategy %s\n", a.model, (long long)a.batch,
                strat[a.strategy]);
         printf("load %.2f ms, compile %.2f ms\n", load_ms, ps.compile_ms);
+        if (ps.batch_slices > 1)
+            printf("micro-batch %lld: each run executes the plan's steps %d times, once per "
+                   "slice (the counters below are one slice's)\n",
+                   (long long)a.micro, ps.batch_slices);
         printf("plan: %d steps, %d runtime reorders (%lld bytes), %d folded reorders, arena "
                "%lld bytes, exact %s\n",
                ps.steps, ps.runtime_reorders, (long long)ps.reorder_bytes, ps.folded_reorders,

@@ -152,13 +152,16 @@ class Graph:
         self._outputs = getattr(self, "_outputs", []) + [name]
 
     def compile(self, strategy="optimal", fuse=True, threads=0, disable_passes=None,
-                optimal_margin=None):
+                optimal_margin=None, batch_slices=0):
         """Compile into a Plan. strategy: "none", "greedy", "optimal", or a
         Python function f(problem) over a LayoutProblem returning one
         configuration index per problem node (a user strategy; see
         LayoutProblem); disable_passes: a list of optional pass names to skip;
         optimal_margin: OPTIMAL's tie-break (lg_compile_options.optimal_margin;
-        None: the library's default, 0: the model's minimum as it is).
+        None: the library's default, 0: the model's minimum as it is);
+        batch_slices: micro-batching (lg_compile_options.batch_slices: the
+        plan runs this graph once per slice of dim 0 of inputs that many
+        times larger; 0 or 1: off).
         An invalid answer raises Error (LG_INVALID_ARGUMENT) naming the node;
         an exception raised by the function is raised again here."""
         o = _lib.CompileOptions()
@@ -174,6 +177,7 @@ class Graph:
         o.disable_passes = passes
         if optimal_margin is not None:
             o.optimal_margin = optimal_margin
+        o.batch_slices = batch_slices
         p = ctypes.c_void_p()
         status = lib.lg_graph_compile(self._g, ctypes.byref(o), ctypes.byref(p))
         if raised:

@@ -42,7 +42,7 @@ class CompileOptions(ctypes.Structure):
                 ("num_threads", ctypes.c_int), ("disable_passes", ctypes.c_char_p),
                 ("strategy_fn", STRATEGY_FN), ("strategy_data", ctypes.c_void_p),
                 ("cost_model", ctypes.c_char_p), ("optimal_margin", ctypes.c_double),
-                ("conv_alg", ctypes.c_int)]
+                ("conv_alg", ctypes.c_int), ("batch_slices", ctypes.c_int)]
 
 
 class PlanStats(ctypes.Structure):
@@ -53,7 +53,8 @@ class PlanStats(ctypes.Structure):
                 ("fused_steps", ctypes.c_int), ("views", ctypes.c_int),
                 ("copy_steps_removed", ctypes.c_int), ("copy_bytes_removed", ctypes.c_int64),
                 ("inexact_reason", ctypes.c_char * 160), ("model_cost_bound", ctypes.c_double),
-                ("model_ms", ctypes.c_double), ("kept_greedy", ctypes.c_bool)]
+                ("model_ms", ctypes.c_double), ("kept_greedy", ctypes.c_bool),
+                ("batch_slices", ctypes.c_int)]
 
 
 class Binding(ctypes.Structure):

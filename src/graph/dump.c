@@ -38,6 +38,11 @@ static void dump_text(const lg_plan *p, FILE *f) {
             p->strategy ? p->strategy : "?", s->steps, s->runtime_reorders,
             (long long)s->reorder_bytes, s->folded_reorders, (long long)s->arena_bytes,
             s->model_cost, s->exact ? " (exact)" : "");
+    if (p->slices > 1)
+        fprintf(f,
+                "batch slices: %d (the steps run once per slice of dim 0 of every input and "
+                "output; tensors below are one slice's)\n",
+                p->slices);
     fprintf(f, "tensors:\n");
     for (int i = 0; i < p->ntensors; i++) {
         const lg__tensor *t = &p->tensors[i];

@@ -105,7 +105,7 @@ static void arena_push(lg_plan *p, lg__arena *a) {
     uv_mutex_unlock(&p->pool_mu);
 }
 
-/* Run every step; with ms, write each one's wall time there. */
+/* Run every step; with ms, add each one's wall time there. */
 static lg_status run_steps(const lg_plan *p, void *const *bases, double *ms) {
     bool verbose = lg__verbose() > 0, timed = verbose || ms;
     for (int i = 0; i < p->nsteps; i++) {
@@ -118,7 +118,7 @@ static lg_status run_steps(const lg_plan *p, void *const *bases, double *ms) {
         double t0 = timed ? lg__now_ms() : 0;
         lg_status s = st->state ? k->prep->execute(k, bufs, st->state) : k->ops->execute(k, bufs);
         double t = timed ? lg__now_ms() - t0 : 0;
-        if (ms) ms[i] = t;
+        if (ms) ms[i] += t;
         if (verbose)
             lg__verbose_printf("lgraph_verbose,exec,%s,%s,%s,%.4f\n", lg__kind_name(k->kind),
                                k->impl, k->desc, t);
@@ -127,14 +127,25 @@ static lg_status run_steps(const lg_plan *p, void *const *bases, double *ms) {
     return LG_OK;
 }
 
-/* Run with the arena a (bases for inputs and outputs filled). */
+/* Run with the arena a (bases for inputs and outputs filled): once, or
+ * once per batch slice with the input and output bases moved to it (they
+ * are put back before returning, so the arena's table stays as bound). */
 static lg_status run_with(const lg_plan *p, lg__arena *a, double *ms) {
     int saved = 0;
     if (p->num_threads > 0) {
         saved = omp_get_max_threads();
         omp_set_num_threads(p->num_threads);
     }
+    if (ms)
+        for (int i = 0; i < p->nsteps; i++) ms[i] = 0;
     lg_status s = run_steps(p, a->bases, ms);
+    int nio = p->nin + p->nout, moved = 0;
+    for (; moved + 1 < p->slices && s == LG_OK; moved++) {
+        for (int i = 0; i < nio; i++) a->bases[1 + i] = (char *)a->bases[1 + i] + p->slice_bytes[i];
+        s = run_steps(p, a->bases, ms);
+    }
+    for (int i = 0; moved && i < nio; i++)
+        a->bases[1 + i] = (char *)a->bases[1 + i] - (int64_t)moved * p->slice_bytes[i];
     if (p->num_threads > 0) omp_set_num_threads(saved);
     return s;
 }

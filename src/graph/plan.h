@@ -74,6 +74,11 @@ struct lg_plan {
     lg__tensor *tensors;
     int ntensors;
     int64_t arena_bytes;
+    /* Micro-batching (lg_compile_options.batch_slices): each execute runs
+     * the steps `slices` times, the k-th time with every input and output
+     * base moved by k * slice_bytes[i] (i in plan order, inputs first). */
+    int slices;
+    int64_t *slice_bytes; /* NULL when slices == 1 */
     int num_threads;
     const char *strategy;
     lg_plan_stats stats;
@@ -101,6 +106,14 @@ LG_INTERNAL lg_status lg__plan_resolve(const lg_plan *p, int nin, const lg_bindi
 LG_INTERNAL lg_status lg__plan_execute_timed(const lg_plan *p, int nin, const lg_binding *in,
                                              int nout, const lg_binding *out, double *ms,
                                              const char *where);
+
+/* Make every execute of p run its steps `slices` times over consecutive
+ * slices of dim 0 of its inputs and outputs, whose mds grow to `slices`
+ * times their dim 0 (lg_compile_options.batch_slices; `where` names the
+ * public function in errors). LG_UNIMPLEMENTED, naming the input or output,
+ * where dim 0 is not outermost and unblocked in its layout; the plan is
+ * then unchanged. slices <= 1 does nothing. */
+LG_INTERNAL lg_status lg__plan_set_slices(lg_plan *p, int slices, const char *where);
 
 /* Run the plan on resolved buffers (ptrs as lg__plan_resolve writes them). */
 LG_INTERNAL lg_status lg__plan_run(const lg_plan *p, void *const *ptrs);

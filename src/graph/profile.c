@@ -95,12 +95,13 @@ lg_status lg_plan_profile(const lg_plan *p, int nin, const lg_binding *in, int n
         snprintf(o->desc, sizeof o->desc, "%s", st->desc);
         o->layer_class = st->layer_class;
         o->inserted = st->inserted || st->copy;
-        o->bytes = st->bytes;
-        o->flops = st->flops;
-        o->model_cost = st->model_cost;
-        o->model_ms = st->model_cost * 1e-6;
+        /* Per execute: a step runs once per batch slice. */
+        o->bytes = st->bytes * p->slices;
+        o->flops = st->flops * p->slices;
+        o->model_cost = st->model_cost * p->slices;
+        o->model_ms = o->model_cost * 1e-6;
         snprintf(o->cost_key, sizeof o->cost_key, "%s", st->cost_key);
-        o->cost_bytes = st->cost_bytes;
+        o->cost_bytes = st->cost_bytes * p->slices;
         o->ms = median(times + (size_t)i * (size_t)runs, runs);
         describe_layouts(st->kernel, o->layouts, sizeof o->layouts);
     }

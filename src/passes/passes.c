@@ -67,6 +67,9 @@ static const struct {
 };
 #define NPASSES ((int)(sizeof pipeline / sizeof pipeline[0]))
 
+/* Most batch slices an execute may run (lg_compile_options.batch_slices). */
+#define LG_MAX_BATCH_SLICES (1 << 20)
+
 void lg_compile_options_init(lg_compile_options *o) {
     if (!o) return;
     memset(o, 0, sizeof *o);
@@ -121,6 +124,10 @@ static lg_status check_options(const lg_compile_options *o, bool *off) {
         o->conv_alg != LG_CONV_AUTO)
         return lg__error(LG_INVALID_ARGUMENT, "lg_graph_compile",
                          "options: conv_alg %d is not an lg_conv_alg", (int)o->conv_alg);
+    if (o->batch_slices < 0 || o->batch_slices > LG_MAX_BATCH_SLICES)
+        return lg__error(LG_INVALID_ARGUMENT, "lg_graph_compile",
+                         "options: batch_slices %d is outside 0..%d", o->batch_slices,
+                         LG_MAX_BATCH_SLICES);
     if (o->disable_passes) LG_CHECK(parse_disabled(o->disable_passes, "disable_passes", off));
     const char *env = getenv("LG_DISABLE_PASSES");
     if (env) LG_CHECK(parse_disabled(env, "LG_DISABLE_PASSES", off));
@@ -169,6 +176,11 @@ lg_status lg_graph_compile(const lg_graph *g, const lg_compile_options *o, lg_pl
     }
     double tb = show ? lg__now_ms() : 0;
     if (s == LG_OK) s = lg__plan_build(&ir, o->num_threads, plan);
+    if (s == LG_OK &&
+        (s = lg__plan_set_slices(*plan, o->batch_slices, "lg_graph_compile")) != LG_OK) {
+        lg_plan_destroy(*plan);
+        *plan = NULL;
+    }
     if (show) fprintf(stderr, "lgraph pass %-22s %8.2f ms\n", "plan_build", lg__now_ms() - tb);
     lg__ir_free(&ir);
     lg__cost_coefs_free(owned_coefs);
