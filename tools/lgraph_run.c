@@ -39,12 +39,13 @@ static const char usage[] =
     "than F of its cost (default: the library's, LG_OPTIMAL_MARGIN_DEFAULT; 0: the minimum).\n"
     "--micro-batch=B: load the model at batch B and run it N/B times per inference, once per\n"
     "slice of B items (lg_compile_options.batch_slices; B must divide N): the activations of\n"
-    "a memory-bound network stay in cache. Valid for models whose batch items are computed\n"
-    "independently (classifiers). Default: the whole batch at once.\n";
+    "a memory-bound network stay in cache. auto: the largest B whose arena fits in the\n"
+    "last-level cache (judged from a plan at batch 1). Valid for models whose batch items are\n"
+    "computed independently (classifiers). Default: the whole batch at once.\n";
 
 typedef struct args {
     const char *model, *input, *output, *compare, *dump, *csv;
-    int64_t batch, micro; /* micro 0: the whole batch */
+    int64_t batch, micro; /* micro 0: the whole batch; MICRO_AUTO: chosen */
     lg_strategy strategy;
     lg_conv_alg conv_alg;
     int iters, warmup, threads;
@@ -72,9 +73,10 @@ static int parse_args(int argc, char **argv, args *a) {
         } else if (OPT("--batch")) {
             a->batch = atoll(v);
         } else if (OPT("--micro-batch")) {
-            a->micro = atoll(v);
-            if (a->micro < 1)
-                return fprintf(stderr, "lgraph-run: --micro-batch takes a batch >= 1\n"), -1;
+            a->micro = strcmp(v, "auto") == 0 ? MICRO_AUTO : atoll(v);
+            if (a->micro < 1 && a->micro != MICRO_AUTO)
+                return fprintf(stderr, "lgraph-run: --micro-batch takes a batch >= 1 or auto\n"),
+                       -1;
         } else if (OPT("--strategy")) {
             if (strcmp(v, "none") == 0)
                 a->strategy = LG_STRATEGY_NONE;
@@ -141,7 +143,9 @@ static int parse_args(int argc, char **argv, args *a) {
         return fprintf(stderr, "lgraph-run: --batch >= 1; --iters, --warmup, --threads, "
                                "--tol >= 0\n"),
                -1;
-    if (a->micro && (a->batch % a->micro || a->batch / a->micro > (1 << 20)))
+    if (a->micro == MICRO_AUTO && a->batch > (1 << 20))
+        return fprintf(stderr, "lgraph-run: --micro-batch=auto takes --batch <= 2^20\n"), -1;
+    if (a->micro > 0 && (a->batch % a->micro || a->batch / a->micro > (1 << 20)))
         return fprintf(stderr,
                        "lgraph-run: --micro-batch=%lld must divide --batch=%lld (at most "
                        "2^20 slices)\n",
@@ -158,22 +162,78 @@ static int parse_args(int argc, char **argv, args *a) {
     return 0;
 }
 
-int main(int argc, char **argv) {
-    args a;
-    if (parse_args(argc, argv, &a)) return 2;
+/* Load the model at `batch` and compile it with `slices` batch slices (0:
+ * none); load and compile times are added to *load_ms and *compile_ms.
+ * Prints the error and returns 1 on failure. */
+static int load_compile(const args *a, int64_t batch, int slices, lg_plan **plan, lg_onnx_io *io,
+                        double *load_ms, double *compile_ms) {
     lg_onnx_options o;
     lg_onnx_options_init(&o);
-    o.batch = a.micro ? a.micro : a.batch;
-    o.inputs_any = a.inputs_any;
+    o.batch = batch;
+    o.inputs_any = a->inputs_any;
     lg_graph *g;
-    lg_onnx_io io;
-    double t0 = run_now_ms(), cpu0 = run_cpu_ms();
-    if (lg_onnx_load_file(a.model, &o, &g, &io) != LG_OK) {
+    double t0 = run_now_ms();
+    if (lg_onnx_load_file(a->model, &o, &g, io) != LG_OK) {
         fprintf(stderr, "lgraph-run: %s\n", lg_last_error());
         return 1;
     }
-    double load_ms = run_now_ms() - t0;
+    *load_ms += run_now_ms() - t0;
+    lg_compile_options co;
+    lg_compile_options_init(&co);
+    co.strategy = a->strategy;
+    co.num_threads = a->threads;
+    if (a->margin >= 0) co.optimal_margin = a->margin;
+    co.conv_alg = a->conv_alg;
+    co.batch_slices = slices;
+    lg_status st = lg_graph_compile(g, &co, plan);
+    lg_graph_destroy(g);
+    if (st != LG_OK) {
+        fprintf(stderr, "lgraph-run: compile: %s\n", lg_last_error());
+        lg_onnx_io_free(io);
+        return 1;
+    }
+    lg_plan_stats ps;
+    lg_plan_stats_get(*plan, &ps);
+    *compile_ms += ps.compile_ms;
+    return 0;
+}
+
+/* The plan for --micro-batch: B given, or with auto the largest divisor B
+ * of the batch N whose arena fits in the last-level cache (run_llc_bytes),
+ * judged from a plan at batch 1 (arenas grow in proportion to the batch);
+ * that plan, with N slices, is kept when B is 1. *micro gets B. */
+static int micro_plan(const args *a, lg_plan **plan, lg_onnx_io *io, int64_t *micro,
+                      double *load_ms, double *compile_ms) {
+    int64_t n = a->batch, b = a->micro;
+    if (b == MICRO_AUTO) {
+        if (load_compile(a, 1, (int)n, plan, io, load_ms, compile_ms)) return 1;
+        lg_plan_stats ps;
+        lg_plan_stats_get(*plan, &ps);
+        b = run_micro_batch(n, ps.arena_bytes, run_llc_bytes());
+        *micro = b;
+        if (b == 1) return 0;
+        lg_plan_destroy(*plan);
+        lg_onnx_io_free(io);
+    }
+    *micro = b ? b : n;
+    return load_compile(a, *micro, (int)(n / *micro), plan, io, load_ms, compile_ms);
+}
+
+int main(int argc, char **argv) {
+    args a;
+    if (parse_args(argc, argv, &a)) return 2;
+    lg_onnx_io io;
+    double load_ms = 0, compile_ms = 0, cpu0 = run_cpu_ms();
     if (a.compare_strategies) {
+        lg_onnx_options o;
+        lg_onnx_options_init(&o);
+        o.batch = a.batch;
+        o.inputs_any = a.inputs_any;
+        lg_graph *g;
+        if (lg_onnx_load_file(a.model, &o, &g, &io) != LG_OK) {
+            fprintf(stderr, "lgraph-run: %s\n", lg_last_error());
+            return 1;
+        }
         run_compare c = {a.model, a.batch, a.iters, a.warmup, a.threads,
                          a.tol,   a.seed,  a.json,  a.csv};
         int rc = run_compare_strategies(g, &io, &c);
@@ -181,31 +241,22 @@ int main(int argc, char **argv) {
         lg_onnx_io_free(&io);
         return rc;
     }
-    lg_compile_options co;
-    lg_compile_options_init(&co);
-    co.strategy = a.strategy;
-    co.num_threads = a.threads;
-    if (a.margin >= 0) co.optimal_margin = a.margin;
-    co.conv_alg = a.conv_alg;
-    co.batch_slices = a.micro ? (int)(a.batch / a.micro) : 0;
     lg_plan *plan;
-    lg_status st = lg_graph_compile(g, &co, &plan);
-    lg_graph_destroy(g);
-    if (st != LG_OK) {
-        fprintf(stderr, "lgraph-run: compile: %s\n", lg_last_error());
-        lg_onnx_io_free(&io);
-        return 1;
-    }
+    int64_t micro = a.batch;
+    if (micro_plan(&a, &plan, &io, &micro, &load_ms, &compile_ms)) return 1;
     double cpu_ms = run_cpu_ms() - cpu0; /* load + compile, every thread of the process */
     lg_plan_stats ps;
     lg_plan_stats_get(plan, &ps);
+    ps.compile_ms = compile_ms; /* with auto, both compiles */
     static const char *strat[] = {"none", "greedy", "optimal"};
     if (a.iters == 0) {
         /* Load and compile only: what the load + compile figure measures. */
         if (a.json)
             printf("{\"model\": \"%s\", \"batch\": %lld, \"strategy\": \"%s\", \"load_ms\": "
-                   "%.3f, \"compile_ms\": %.3f, \"load_compile_cpu_ms\": %.3f, \"iters\": 0}\n",
-                   a.model, (long long)a.batch, strat[a.strategy], load_ms, ps.compile_ms, cpu_ms);
+                   "%.3f, \"compile_ms\": %.3f, \"load_compile_cpu_ms\": %.3f, \"iters\": 0, "
+                   "\"micro_batch\": %lld}\n",
+                   a.model, (long long)a.batch, strat[a.strategy], load_ms, ps.compile_ms, cpu_ms,
+                   (long long)micro);
         else
             printf("model %s, batch %lld, strategy %s\nload %.2f ms, compile %.2f ms (process "
                    "cpu %.2f ms)\n",
@@ -327,8 +378,7 @@ int main(int argc, char **argv) {
                ps.model_ms, ps.exact ? "true" : "false", ps.kept_greedy ? "true" : "false", cpu_ms);
         printf(", \"views\": %d, \"copy_steps_removed\": %d, \"copy_bytes_removed\": %lld",
                ps.views, ps.copy_steps_removed, (long long)ps.copy_bytes_removed);
-        printf(", \"micro_batch\": %lld, \"batch_slices\": %d",
-               (long long)(a.micro ? a.micro : a.batch), ps.batch_slices);
+        printf(", \"micro_batch\": %lld, \"batch_slices\": %d", (long long)micro, ps.batch_slices);
         if (a.compare) printf(", \"max_abs_diff\": %g, \"max_rel_diff\": %g", max_abs, max_rel);
         if (prof) {
             printf(", ");
@@ -342,7 +392,7 @@ int main(int argc, char **argv) {
         if (ps.batch_slices > 1)
             printf("micro-batch %lld: each run executes the plan's steps %d times, once per "
                    "slice (the counters below are one slice's)\n",
-                   (long long)a.micro, ps.batch_slices);
+                   (long long)micro, ps.batch_slices);
         printf("plan: %d steps, %d runtime reorders (%lld bytes), %d folded reorders, arena "
                "%lld bytes, exact %s\n",
                ps.steps, ps.runtime_reorders, (long long)ps.reorder_bytes, ps.folded_reorders,

@@ -1,6 +1,8 @@
 /* lgraph-run's buffers and clock (run_io.h). */
 #include "run_io.h"
 
+#include <stdio.h>
+
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -67,4 +69,28 @@ void run_fill(float *x, int64_t n, unsigned long long *state) {
         *state = *state * 6364136223846793005ull + 1442695040888963407ull;
         x[e] = (float)((*state >> 40) * (1.0 / (1 << 24))) * 2.0f - 1.0f;
     }
+}
+
+int64_t run_micro_batch(int64_t n, int64_t arena1, int64_t llc) {
+    int64_t best = 1;
+    for (int64_t b = 1; b <= n; b++)
+        if (n % b == 0 && (arena1 <= 0 || b <= llc / arena1)) best = b;
+    return best;
+}
+
+int64_t run_llc_bytes(void) {
+    int64_t best = 0;
+    for (int i = 0; i < 8; i++) {
+        char path[96], unit = 0;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        long long v = 0;
+        int got = fscanf(f, "%lld%c", &v, &unit);
+        fclose(f);
+        if (got < 1 || v <= 0) continue;
+        int64_t bytes = unit == 'K' ? v << 10 : unit == 'M' ? v << 20 : v;
+        if (bytes > best) best = bytes;
+    }
+    return best > 0 ? best : (int64_t)32 << 20;
 }

@@ -33,6 +33,15 @@ int run_cmp_double(const void *x, const void *y);
 /* n uniform values in [-1, 1) from the generator state *state (advanced). */
 void run_fill(float *x, int64_t n, unsigned long long *state);
 
+/* --micro-batch=auto's choice (lgraph-run): the largest divisor b of n
+ * with b * arena1 <= llc, where arena1 is a plan's arena at batch 1 (1 when
+ * none fits, or n when all do). */
+#define MICRO_AUTO (-1)
+int64_t run_micro_batch(int64_t n, int64_t arena1, int64_t llc);
+/* The last-level cache in bytes: the largest cache of cpu0 in sysfs (glibc's
+ * sysconf reports the host's whole L3 on some virtual machines), else 32 MiB. */
+int64_t run_llc_bytes(void);
+
 /* lgraph-run --compare-strategies (compare.c): compile g under every
  * strategy and with each optional pass switched off, run each plan `iters`
  * times after `warmup` runs on the same seeded inputs, print one row per

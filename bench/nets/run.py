@@ -4,7 +4,7 @@
 
     /usr/bin/python3 bench/nets/run.py [--build=build] [--models=blocks]
         [--batches=1,16] [--rounds=15] [--iters=5] [--threads=2]
-        [--none-rounds=1] [--profile] [--json=OUT.json]
+        [--none-rounds=1] [--profile] [--micro-batch=auto|B|none] [--json=OUT.json]
 
 For each model and batch: export it (scripts/export_models.py: random weights
 from a fixed seed, opset 13, symbolic batch), compare the three runtimes'
@@ -21,7 +21,10 @@ beside ONNX Runtime's resident memory. NONE (no propagation: the model's nchw
 everywhere) is a reference, not a contender: it is timed in the first
 --none-rounds rounds only, one iteration each. --profile adds, per model
 and batch, where lgraph's OPTIMAL time goes (lgraph-run --profile: share per
-layer class). plot.sh draws the chart from --json's file. README.md in this
+layer class). lgraph's OPTIMAL and GREEDY runs take lgraph-run's
+--micro-batch (default auto: the largest micro-batch whose arena fits in the
+last-level cache; the table's N column gives it in parentheses). plot.sh
+draws the chart from --json's file. README.md in this
 folder says how to set it up.
 """
 import argparse
@@ -79,6 +82,8 @@ def lgraph_cmd(args, model, batch, strategy, inp, out="-", compare=None, iters=N
     cmd = [os.path.join(args.build, "tools", "lgraph-run"), model, "--batch=%d" % batch,
            "--strategy=" + strategy, "--input=" + inp, "--iters=%d" % (iters or args.iters),
            "--warmup=%d" % warmup, "--threads=%d" % args.threads, "--json"]
+    if strategy != "none" and args.micro_batch != "none":
+        cmd.append("--micro-batch=" + args.micro_batch)
     if out != "-":
         cmd.append("--output=" + out)
     if compare:
@@ -198,6 +203,7 @@ def bench(args, name, batch, peak, rows):
         "ort_rss_mb": statistics.median(rss),
         "max_rel_diff_lgraph": lg0.get("max_rel_diff"), "max_rel_diff_ort": ort_diff,
         "runtime_reorders": lg0["runtime_reorders"], "steps": lg0["steps"],
+        "micro_batch": lg0.get("micro_batch", batch),
         "by_class": prof["by_class"] if prof else None,
         "by_kind": prof["by_kind"] if prof else None,
     }
@@ -215,22 +221,25 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--none-rounds", type=int, default=1)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--micro-batch", default="auto",
+                    help="lgraph-run's --micro-batch for OPTIMAL and GREEDY: auto (default), "
+                         "a batch B, or none (the whole batch at once)")
     ap.add_argument("--json")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
     peak = run_json([os.path.join(args.build, "bench", "bench_fma_peak")])["fma_peak_gflops"]
     rows = []
-    print("| network | N | lgraph OPTIMAL ms | GREEDY ms | NONE ms | ONNX Runtime ms | "
+    print("| network | N (micro-batch) | lgraph OPTIMAL ms | GREEDY ms | NONE ms | ONNX Runtime ms | "
           "PyTorch ms (mode) | ORT / lgraph | PyTorch / lgraph | lgraph GFLOP/s (peak share) | "
           "load + compile ms (ORT session creation) | lgraph mem MB (arena + weights) / ORT RSS MB |")
     print("|" + "---|" * 12)
     for name in args.models.split(","):
         for b in (int(x) for x in args.batches.split(",")):
             r = bench(args, name, b, peak, rows)
-            print("| %s | %d | %.3f | %.3f | %.3f | %.3f | %.3f (%s) | %.2fx (%.2f-%.2f) | "
+            print("| %s | %d (%d) | %.3f | %.3f | %.3f | %.3f | %.3f (%s) | %.2fx (%.2f-%.2f) | "
                   "%.2fx (%.2f-%.2f) | %.1f (%.0f%%) | %.1f (%.1f) | %.1f / %.0f |" % (
-                      name, b, r["lgraph_ms"], r["greedy_ms"], r["none_ms"], r["ort_ms"],
+                      name, b, r["micro_batch"], r["lgraph_ms"], r["greedy_ms"], r["none_ms"], r["ort_ms"],
                       r["torch_ms"], r["torch_mode"], *r["ratio_ort"], *r["ratio_torch"],
                       r["lgraph_gflops"], 100 * (r["lgraph_peak_share"] or 0),
                       r["load_compile_ms"], r["ort_create_ms"], r["lgraph_mem_mb"],

@@ -58,19 +58,28 @@ pass=0 fail=0
 for name in "${names[@]}"; do
   model="$dir/$name.onnx"
   for n in $batches; do
-    for s in $strategies; do
+    # Each strategy; above N = 1, OPTIMAL also micro-batched (one item per
+    # slice, and lgraph-run's automatic choice).
+    runs=()
+    for s in $strategies; do runs+=("$s"); done
+    if [ "$n" -gt 1 ] && [[ " $strategies " == *" optimal "* ]]; then
+      runs+=("optimal --micro-batch=1" "optimal --micro-batch=auto")
+    fi
+    for r in "${runs[@]}"; do
+      read -r s extra <<< "$r"
       if [ "$s" = none ] && [[ "$none_batches" != *" $n "* ]]; then continue; fi
       got="$dir/$name.got$n.$s.npy"
-      if out=$("$run" "$model" --batch=$n --strategy=$s --input="$dir/$name.in$n.npy" \
+      # shellcheck disable=SC2086 # extra is one option or none
+      if out=$("$run" "$model" --batch=$n --strategy=$s --input="$dir/$name.in$n.npy" $extra \
                --compare="$dir/$name.out$n.npy" --output="$got" --iters=1 --warmup=0 2>&1) &&
          top1=$(top1_same "$got" "$dir/$name.out$n.npy"); then
         pass=$((pass + 1))
         out="$out"$'\n'"compare top-1: $top1"
       else
         fail=$((fail + 1))
-        echo "FAILED: $name N=$n $s ${top1:-}"
+        echo "FAILED: $name N=$n $r ${top1:-}"
       fi
-      echo "$out" | grep -E 'compare|lgraph-run' | sed "s|^|$name N=$n $s: |"
+      echo "$out" | grep -E 'compare|lgraph-run' | sed "s|^|$name N=$n $r: |"
     done
   done
 done
