@@ -64,6 +64,11 @@ static bool md_valid(const lg_md *md, char *why, size_t len) {
                        (long long)s);
         if (t > span) span = t;
     }
+    /* An empty tensor has no element, but kernels still move base pointers
+     * by offset0: its byte offset must fit as every other size does. */
+    int64_t off_bytes;
+    if (!lg__mul_ok(md->offset0, (int64_t)lg_dtype_size(md->dtype), &off_bytes))
+        return BAD("offset0 = %lld elements overflows int64 in bytes", (long long)md->offset0);
     if (empty) return true;
     /* No two elements share an address: along the stride order, each outer
      * dim of extent > 1 starts past the whole extent of the one inside it
