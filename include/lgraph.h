@@ -1380,6 +1380,10 @@ typedef struct lg_plan_stats {
        1 without micro-batching). The counters above describe one run of
        the graph, except model_ms, which is the whole execute's. */
     int batch_slices;
+    /* Bytes of the constants the plan holds (weights as its kernels read
+       them, after folding); arena_bytes + const_bytes is the plan's memory
+       besides its kernels' own buffers (Winograd transforms, packed weights). */
+    int64_t const_bytes;
 } lg_plan_stats;
 
 /* Fill *s with the plan's counters. */

@@ -39,8 +39,9 @@ static const char usage[] =
     "than F of its cost (default: the library's, LG_OPTIMAL_MARGIN_DEFAULT; 0: the minimum).\n"
     "--micro-batch=B: load the model at batch B and run it N/B times per inference, once per\n"
     "slice of B items (lg_compile_options.batch_slices; B must divide N): the activations of\n"
-    "a memory-bound network stay in cache. auto: the largest B whose arena fits in the\n"
-    "last-level cache (judged from a plan at batch 1). Valid for models whose batch items are\n"
+    "a memory-bound network stay in cache. auto: where the whole batch's arena exceeds the\n"
+    "last-level cache, the largest B whose arena fits, if re-reading the weights N/B times\n"
+    "costs less than the activations' spill (else N). Valid for models whose batch items are\n"
     "computed independently (classifiers). Default: the whole batch at once.\n";
 
 typedef struct args {
@@ -198,20 +199,20 @@ static int load_compile(const args *a, int64_t batch, int slices, lg_plan **plan
     return 0;
 }
 
-/* The plan for --micro-batch: B given, or with auto the largest divisor B
- * of the batch N whose arena fits in the last-level cache (run_llc_bytes),
- * judged from a plan at batch 1 (arenas grow in proportion to the batch);
- * that plan, with N slices, is kept when B is 1. *micro gets B. */
+/* The plan for --micro-batch: B given, or with auto the whole batch N
+ * unless slicing pays (run_micro_auto judges it from the whole batch's
+ * plan, which is kept otherwise: auto costs a second load and compile only
+ * where it slices). *micro gets B. */
 static int micro_plan(const args *a, lg_plan **plan, lg_onnx_io *io, int64_t *micro,
                       double *load_ms, double *compile_ms) {
     int64_t n = a->batch, b = a->micro;
     if (b == MICRO_AUTO) {
-        if (load_compile(a, 1, (int)n, plan, io, load_ms, compile_ms)) return 1;
+        if (load_compile(a, n, 0, plan, io, load_ms, compile_ms)) return 1;
         lg_plan_stats ps;
         lg_plan_stats_get(*plan, &ps);
-        b = run_micro_batch(n, ps.arena_bytes, run_llc_bytes());
+        b = run_micro_auto(n, ps.arena_bytes, ps.const_bytes, run_llc_bytes());
         *micro = b;
-        if (b == 1) return 0;
+        if (b == n) return 0;
         lg_plan_destroy(*plan);
         lg_onnx_io_free(io);
     }
@@ -378,7 +379,8 @@ int main(int argc, char **argv) {
                ps.model_ms, ps.exact ? "true" : "false", ps.kept_greedy ? "true" : "false", cpu_ms);
         printf(", \"views\": %d, \"copy_steps_removed\": %d, \"copy_bytes_removed\": %lld",
                ps.views, ps.copy_steps_removed, (long long)ps.copy_bytes_removed);
-        printf(", \"micro_batch\": %lld, \"batch_slices\": %d", (long long)micro, ps.batch_slices);
+        printf(", \"micro_batch\": %lld, \"batch_slices\": %d, \"const_bytes\": %lld",
+               (long long)micro, ps.batch_slices, (long long)ps.const_bytes);
         if (a.compare) printf(", \"max_abs_diff\": %g, \"max_rel_diff\": %g", max_abs, max_rel);
         if (prof) {
             printf(", ");
@@ -394,9 +396,9 @@ int main(int argc, char **argv) {
                    "slice (the counters below are one slice's)\n",
                    (long long)micro, ps.batch_slices);
         printf("plan: %d steps, %d runtime reorders (%lld bytes), %d folded reorders, arena "
-               "%lld bytes, exact %s\n",
+               "%lld bytes, constants %lld bytes, exact %s\n",
                ps.steps, ps.runtime_reorders, (long long)ps.reorder_bytes, ps.folded_reorders,
-               (long long)ps.arena_bytes, ps.exact ? "yes" : "no");
+               (long long)ps.arena_bytes, (long long)ps.const_bytes, ps.exact ? "yes" : "no");
         if (ps.kept_greedy)
             printf("optimal: kept GREEDY's plan (model cost %.9g); the minimum %.9g saves less "
                    "than the margin\n",

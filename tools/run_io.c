@@ -71,11 +71,15 @@ void run_fill(float *x, int64_t n, unsigned long long *state) {
     }
 }
 
-int64_t run_micro_batch(int64_t n, int64_t arena1, int64_t llc) {
-    int64_t best = 1;
-    for (int64_t b = 1; b <= n; b++)
-        if (n % b == 0 && (arena1 <= 0 || b <= llc / arena1)) best = b;
-    return best;
+int64_t run_micro_auto(int64_t n, int64_t arena, int64_t consts, int64_t llc) {
+    if (n <= 1 || arena <= llc) return n;
+    int64_t per_item = (arena + n - 1) / n, b = 1;
+    for (int64_t d = 1; d <= n; d++)
+        if (n % d == 0 && d <= llc / per_item) b = d;
+    /* Slices re-read every constant once each: worth it only while that is
+     * less than the spilled activations (the arena, a lower bound of them). */
+    double reread = (double)(n / b - 1) * (double)consts;
+    return reread < (double)arena ? b : n;
 }
 
 int64_t run_llc_bytes(void) {

@@ -33,11 +33,15 @@ int run_cmp_double(const void *x, const void *y);
 /* n uniform values in [-1, 1) from the generator state *state (advanced). */
 void run_fill(float *x, int64_t n, unsigned long long *state);
 
-/* --micro-batch=auto's choice (lgraph-run): the largest divisor b of n
- * with b * arena1 <= llc, where arena1 is a plan's arena at batch 1 (1 when
- * none fits, or n when all do). */
+/* --micro-batch=auto's choice (lgraph-run), from the plan of the whole
+ * batch n (its arena and constants): n when the arena fits in the
+ * last-level cache (llc bytes); else the largest divisor b of n whose
+ * arena, in proportion (arena * b / n), fits (1 when none does), unless
+ * reading the weights n / b times instead of once costs more bytes than
+ * the arena that would spill ((n / b - 1) * consts >= arena: then n). A
+ * traffic estimate, not a measurement: docs/onnx.md says what it picks. */
 #define MICRO_AUTO (-1)
-int64_t run_micro_batch(int64_t n, int64_t arena1, int64_t llc);
+int64_t run_micro_auto(int64_t n, int64_t arena, int64_t consts, int64_t llc);
 /* The last-level cache in bytes: the largest cache of cpu0 in sysfs (glibc's
  * sysconf reports the host's whole L3 on some virtual machines), else 32 MiB. */
 int64_t run_llc_bytes(void);

@@ -54,7 +54,7 @@ class PlanStats(ctypes.Structure):
                 ("copy_steps_removed", ctypes.c_int), ("copy_bytes_removed", ctypes.c_int64),
                 ("inexact_reason", ctypes.c_char * 160), ("model_cost_bound", ctypes.c_double),
                 ("model_ms", ctypes.c_double), ("kept_greedy", ctypes.c_bool),
-                ("batch_slices", ctypes.c_int)]
+                ("batch_slices", ctypes.c_int), ("const_bytes", ctypes.c_int64)]
 
 
 class Binding(ctypes.Structure):

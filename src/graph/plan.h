@@ -74,6 +74,7 @@ struct lg_plan {
     lg__tensor *tensors;
     int ntensors;
     int64_t arena_bytes;
+    int64_t const_bytes; /* the constants' bytes (lg_plan_stats.const_bytes) */
     /* Micro-batching (lg_compile_options.batch_slices): each execute runs
      * the steps `slices` times, the k-th time with every input and output
      * base moved by k * slice_bytes[i] (i in plan order, inputs first). */

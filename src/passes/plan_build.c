@@ -72,6 +72,7 @@ static lg_status place_io(lg__graph *ir, lg_plan *p) {
                 }
             }
             p->consts[p->nconst] = c;
+            p->const_bytes += (int64_t)bytes;
             val->place = (lg__place){1 + p->nin + p->nout + p->nconst++, 0};
         }
     }
@@ -272,6 +273,7 @@ static void fill_stats(const lg__graph *ir, lg_plan *p) {
     s->steps = p->nsteps;
     s->folded_reorders = ir->folded;
     s->arena_bytes = p->arena_bytes;
+    s->const_bytes = p->const_bytes;
     s->model_cost = ir->model_cost;
     for (int i = 0; i < p->nsteps; i++) s->model_ms += p->steps[i].model_cost * 1e-6;
     s->exact = ir->exact;

@@ -144,6 +144,9 @@ Test(batch_slices, stats_profile_dump) {
     cr_assert_eq(s4.batch_slices, 4);
     cr_assert_eq(s4.steps, s1.steps);
     cr_assert_eq(s4.arena_bytes, s1.arena_bytes);
+    /* The constants: at least the conv's and the IP's weights and biases. */
+    cr_assert_geq(s1.const_bytes, (20 * 3 * 3 * 3 + 20 + 10 * 1280 + 10) * 4);
+    cr_assert_eq(s4.const_bytes, s1.const_bytes);
     cr_assert_float_eq(s4.model_ms, 4 * s1.model_ms, 1e-9 * s1.model_ms + 1e-12);
 
     int64_t xd[4] = {8, 3, 8, 8};
