@@ -22,8 +22,9 @@ everywhere) is a reference, not a contender: it is timed in the first
 --none-rounds rounds only, one iteration each. --profile adds, per model
 and batch, where lgraph's OPTIMAL time goes (lgraph-run --profile: share per
 layer class). lgraph's OPTIMAL and GREEDY runs take lgraph-run's
---micro-batch (default auto: the largest micro-batch whose arena fits in the
-last-level cache; the table's N column gives it in parentheses). plot.sh
+--micro-batch (default auto: the whole batch unless its arena spills out of
+the last-level cache and re-reading the weights per slice costs less, see
+docs/onnx.md; the table's N column gives the micro-batch in parentheses). plot.sh
 draws the chart from --json's file. README.md in this
 folder says how to set it up.
 """

@@ -11,7 +11,10 @@
  * of index idx is md->offset0 + sum_d tab[tab[d] + idx[d]], i.e. table d
  * starts at element tab[d]. With bcast, a dim where md has size 1 maps every
  * index to 0 (numpy broadcast); otherwise ext[d] may reach md's padded dims.
- * One allocation (lg__free it); NULL when out of memory.
+ * One allocation of 8 x (ndims + sum_d ext[d]) bytes, made at kernel
+ * creation (lg__free it); NULL when out of memory. Small beside the tensor
+ * unless one dim holds nearly all of its elements (a 1D-like tensor of n
+ * elements costs 8n bytes here).
  */
 LG_INTERNAL int64_t *lg__offtab_new(const lg_md *md, const int64_t *ext, bool bcast);
 
