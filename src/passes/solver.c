@@ -9,7 +9,7 @@
 
 void lg__solver_limits_init(lg__solver_limits *lim) {
     lim->max_table_entries = (int64_t)1 << 22;
-    lim->max_work = (int64_t)1 << 26;
+    lim->max_work = (int64_t)1 << 24;
     lim->start = NULL;
     lim->restarts = 4;
     lim->seed = 0x6c67726170680001ull;

@@ -63,7 +63,8 @@ typedef struct lg__solver_limits {
      * needs more stays in the core (the fallback). Default 1 << 22. */
     int64_t max_table_entries;
     /* The most table entries the exact phase may touch in total, and again
-     * the most the fallback may touch. Default 1 << 26. */
+     * the most the fallback may touch. Default 1 << 24 (DenseNet-121's
+     * solve: about 170 ms; docs/propagation.md). */
     int64_t max_work;
     /* Optional (NULL: none): an assignment of nvars choices, e.g. the greedy
      * strategy's. The result's cost, as lg__solver_cost evaluates it, is never
