@@ -21,7 +21,7 @@ for r in rows:
                                        r["ratio_torch"][0]))
 PY
 gnuplot <<GP
-set terminal pngcairo size 1000,480 font ",10" noenhanced
+set terminal pngcairo size 1200,500 font ",10" noenhanced
 set output "$png"
 set title "Whole networks, 2 threads: time relative to lgraph OPTIMAL (higher = slower than lgraph)"
 set style data histograms
@@ -33,6 +33,8 @@ set yrange [0:*]
 set grid ytics
 set xtics rotate by -20
 set key top left
+set rmargin 10
+set bmargin 5
 plot "$dat" using 2:xtic(1) title "lgraph OPTIMAL", '' using 3 title "ONNX Runtime", '' using 4 title "PyTorch (best mode)"
 GP
 echo "plot.sh: wrote $png"

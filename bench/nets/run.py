@@ -97,6 +97,16 @@ def ort_cmd(args, model, inp, out="-"):
             str(args.threads)]
 
 
+def settle():
+    """Let the previous side's threads go idle before the next side starts.
+    PyTorch's OpenMP workers (libgomp) spin for some milliseconds after each
+    parallel region, on the cores the next side needs: without this pause
+    the side timed right after PyTorch (lgraph OPTIMAL, in every round) lost
+    a core for part of a short run (MobileNetV2 N = 1 on an Intel host:
+    OPTIMAL 3.61 ms against GREEDY 3.10 ms with the same plan)."""
+    time.sleep(0.3)
+
+
 class TorchSide:
     """PyTorch in this process, in its fastest mode on this machine."""
 
@@ -168,6 +178,7 @@ def bench(args, name, batch, peak, rows):
     load_compile, ort_create = [], []
     for rnd in range(args.rounds):
         for s in ("optimal", "greedy"):
+            settle()
             j = run_json(lgraph_cmd(args, path, batch, s, inp))
             sides[s].append(j["median_ms"])
             if s == "optimal":
@@ -175,10 +186,12 @@ def bench(args, name, batch, peak, rows):
         if rnd < args.none_rounds:
             sides["none"].append(run_json(lgraph_cmd(args, path, batch, "none", inp, iters=1,
                                                      warmup=0))["median_ms"])
+        settle()
         o = run_json(ort_cmd(args, path, inp))
         sides["ort"].append(o["median_ms"])
         rss.append(o["rss_mb"])
         ort_create.append(o["create_ms"])
+        settle()
         sides["torch"].append(TorchSide.time(ts.model, ts.inp, args.iters))
         ratio_ort.append(sides["ort"][-1] / sides["optimal"][-1])
         ratio_torch.append(sides["torch"][-1] / sides["optimal"][-1])
