@@ -294,7 +294,9 @@ static bool close_to(lg_dtype dt, double got, double want) {
     return fabs(got - want) <= tol * fmax(fabs(want), 1.0) + 1e-6;
 }
 
-/* Build the problem in layout family fam (0 plain, 1 channels-last, 2 any),
+/* Build the problem in layout family fam (0 plain, 1 channels-last, 2 any,
+ * 3 views: src and dst plain sub-memories at channel offsets 3 and 2 of
+ * bigger buffers, so offset0 != 0 and dst's neighbours must stay untouched),
  * run it, and check it (see the top). data_hi: the magnitude of the data
  * (small: exact sums; 0: each type's full range). */
 static void run_one(const problem *pr, int fam, int data_hi, const char *what) {
@@ -305,13 +307,25 @@ static void run_one(const problem *pr, int fam, int data_hi, const char *what) {
     static const char *const plain[4] = {"", "abc", "abcd", "abcde"};
     static const char *const last[4] = {"", "acb", "acdb", "acdeb"};
     static const char *const wplain[5] = {"", "", "abc", "abcd", "abcde"};
-    const char *stag = fam == 0 ? plain[nd - 2] : fam == 1 ? last[nd - 2] : "any";
+    const char *stag = fam == 1 ? last[nd - 2] : fam == 2 ? "any" : plain[nd - 2];
     char wtag[8];
     snprintf(wtag, sizeof wtag, "%s", fam == 2 ? "any" : wnd == 6 ? "abcdef" : wplain[wnd - 1]);
     lg_md s, w, b, d, m1;
     cr_assert_eq(lg_md_init_tag(&s, nd, sd, pr->sdt, stag), LG_OK);
     cr_assert_eq(lg_md_init_tag(&w, wnd, wd, pr->wdt, wtag), LG_OK);
     cr_assert_eq(lg_md_init_tag(&d, nd, dd, pr->ddt, stag), LG_OK);
+    if (fam == 3) {
+        lg_md ps, pd;
+        int64_t psd[5], pdd[5], so[5] = {0, 3, 0, 0, 0}, dof[5] = {0, 2, 0, 0, 0};
+        memcpy(psd, sd, sizeof psd);
+        memcpy(pdd, dd, sizeof pdd);
+        psd[1] += 5;
+        pdd[1] += 4;
+        cr_assert_eq(lg_md_init_tag(&ps, nd, psd, pr->sdt, stag), LG_OK);
+        cr_assert_eq(lg_md_init_tag(&pd, nd, pdd, pr->ddt, stag), LG_OK);
+        cr_assert_eq(lg_md_submemory(&ps, sd, so, &s), LG_OK);
+        cr_assert_eq(lg_md_submemory(&pd, dd, dof, &d), LG_OK);
+    }
     int64_t oc = pr->oc;
     cr_assert_eq(lg_md_init_tag(&b, 1, &oc, pr->bdt, "a"), LG_OK);
     int64_t d1[5] = {1, pr->bin_per_oc ? pr->oc : 1, 1, 1, 1};
@@ -437,7 +451,7 @@ static void sweep(bool int8, int count, int data_hi, bool big_k, uint64_t seed) 
             draw(&pr, int8, big_k);
             /* the model computes clip / round in double: keep the integer
              * results away from .5 ties by leaving the dst scale off */
-            for (int fam = 0; fam < 3; fam++) {
+            for (int fam = 0; fam < 4; fam++) {
                 char what[64];
                 snprintf(what, sizeof what, "isa %d problem %d family %d", isa, c, fam);
                 run_one(&pr, fam, data_hi, what);
