@@ -15,8 +15,10 @@
 /* fast_avx2.c's v_tr_b8 on 16 pixels: rows a = 0..15 of 16 f32 at s + a *
  * sa (from nv on zeros) to 16 dst rows of 16 bytes at d + b * db. The packs,
  * the byte shuffle and the dword transpose work per 128-bit lane as in
- * AVX2, so lane L of h[i] is pixel 4L + i's 16 bytes, stored one lane at a
- * time. */
+ * AVX2, so lane L of h[i] is pixel 4L + i's 16 bytes. Dst rows 16 bytes
+ * apart (nChw16c) are one 256-byte run: a transpose of the lanes makes it
+ * four 64-byte stores (the lane-by-lane stores took 12 extracts and 16
+ * stores); other row steps store one lane at a time. */
 static inline void v_tr_b8(const char *s, int64_t sa, int nv, int sk, char *d, int64_t db,
                            bool nt) {
     (void)nt;
@@ -43,6 +45,16 @@ static inline void v_tr_b8(const char *s, int64_t sa, int nv, int sk, char *d, i
     __m512i t2 = _mm512_unpacklo_epi32(w[2], w[3]), t3 = _mm512_unpackhi_epi32(w[2], w[3]);
     __m512i h[4] = {_mm512_unpacklo_epi64(t0, t2), _mm512_unpackhi_epi64(t0, t2),
                     _mm512_unpacklo_epi64(t1, t3), _mm512_unpackhi_epi64(t1, t3)};
+    if (db == 16) { /* the 16 rows are contiguous: a 4 x 4 transpose of 128-bit lanes */
+        __m512i u0 = _mm512_shuffle_i32x4(h[0], h[1], 0x44),
+                u1 = _mm512_shuffle_i32x4(h[2], h[3], 0x44);
+        __m512i u2 = _mm512_shuffle_i32x4(h[0], h[1], 0xee),
+                u3 = _mm512_shuffle_i32x4(h[2], h[3], 0xee);
+        __m512i o[4] = {_mm512_shuffle_i32x4(u0, u1, 0x88), _mm512_shuffle_i32x4(u0, u1, 0xdd),
+                        _mm512_shuffle_i32x4(u2, u3, 0x88), _mm512_shuffle_i32x4(u2, u3, 0xdd)};
+        for (int k = 0; k < 4; k++) _mm512_storeu_si512((void *)(d + 64 * k), o[k]);
+        return;
+    }
     for (int i = 0; i < 4; i++) {
         _mm_storeu_si128((__m128i *)(void *)(d + i * db), _mm512_extracti32x4_epi32(h[i], 0));
         _mm_storeu_si128((__m128i *)(void *)(d + (4 + i) * db), _mm512_extracti32x4_epi32(h[i], 1));
