@@ -87,6 +87,49 @@ inner_point(const lg__pool_job *j, lg_dtype dt, bool is_max, const void *src, vo
     }
 }
 
+/* Four consecutive output points (n, cb, od, oh, ow .. ow + 3) of a
+ * channel-inner view whose run is one vector (the blocked layouts, nChw16c
+ * at VL 16), when the four windows are whole along w and share their
+ * divisor: one accumulator each, the tap loops shared (one point at a time
+ * spent more on its loop set-up than on its nine loads). Each point's taps
+ * are taken in inner_point's order, so the results are its results. Returns
+ * false (nothing written) where the four do not qualify. */
+static inline __attribute__((always_inline)) bool
+inner_quad(const lg__pool_job *j, lg_dtype dt, bool is_max, const void *src, void *dst,
+           int64_t sbase, int64_t dbase, int64_t ow, const lg__pool_taps *td,
+           const lg__pool_taps *th) {
+    const lg__pool_geom *g = j->g;
+    const lg__chview *sv = &j->sv;
+    const lg__pool_taps *tw = &g->tab[2][ow];
+    const int32_t K = (int32_t)j->pd->k[2];
+    if (ow + 4 > g->o[2] || td->hi == td->lo || th->hi == th->lo) return false;
+    const int64_t cnt = lg__pool_count(j->pd->alg, g, td, th, tw);
+    for (int i = 0; i < 4; i++)
+        if (tw[i].lo != 0 || tw[i].hi != K || lg__pool_count(j->pd->alg, g, td, th, &tw[i]) != cnt)
+            return false;
+    const vec vcnt = v_set1((float)cnt), init = is_max ? v_set1(-INFINITY) : v_zero();
+    const int64_t sd = sv->ss[0] * g->step[0], sh = sv->ss[1] * g->step[1],
+                  sw = sv->ss[2] * g->step[2], so = (tw[1].in0 - tw[0].in0) * sv->ss[2];
+    const int64_t b0 = sbase + td->in0 * sv->ss[0] + th->in0 * sv->ss[1] + tw->in0 * sv->ss[2];
+    vec a0 = init, a1 = init, a2 = init, a3 = init;
+    for (int64_t a = td->lo; a < td->hi; a++)
+        for (int64_t b = th->lo; b < th->hi; b++) {
+            int64_t p = b0 + a * sd + b * sh;
+            for (int32_t e = 0; e < K; e++, p += sw) {
+                a0 = ACC(is_max, a0, v_load_dt(dt, src, p));
+                a1 = ACC(is_max, a1, v_load_dt(dt, src, p + so));
+                a2 = ACC(is_max, a2, v_load_dt(dt, src, p + 2 * so));
+                a3 = ACC(is_max, a3, v_load_dt(dt, src, p + 3 * so));
+            }
+        }
+    const int64_t ds = j->dv.ss[2];
+    v_store_dt(dt, dst, dbase + ow * ds, finish(is_max, a0, vcnt));
+    v_store_dt(dt, dst, dbase + (ow + 1) * ds, finish(is_max, a1, vcnt));
+    v_store_dt(dt, dst, dbase + (ow + 2) * ds, finish(is_max, a2, vcnt));
+    v_store_dt(dt, dst, dbase + (ow + 3) * ds, finish(is_max, a3, vcnt));
+    return true;
+}
+
 /* One output point of a plain view, the reference's scalar loop. */
 static inline float plain_point(const lg__pool_job *j, lg_dtype dt, bool is_max, const void *src,
                                 int64_t sbase, const lg__pool_taps *td, const lg__pool_taps *th,
@@ -253,9 +296,15 @@ static inline __attribute__((always_inline)) void rows_tpl(const lg__pool_job *j
             plain_row(j, dt, is_max, src, dst, sbase, dbase, td, th);
             continue;
         }
-        for (int64_t ow = 0; ow < OW; ow++)
+        for (int64_t ow = 0; ow < OW;) {
+            if (sv->run == VL && inner_quad(j, dt, is_max, src, dst, sbase, dbase, ow, td, th)) {
+                ow += 4;
+                continue;
+            }
             inner_point(j, dt, is_max, src, dst, sbase, dbase + ow * dv->ss[2], td, th,
                         &g->tab[2][ow]);
+            ow++;
+        }
     }
 }
 
