@@ -189,6 +189,25 @@ static inline __attribute__((always_inline)) void rows_tpl(const lg__bnorm_job *
                 if (w < W) put(dt, stream, dst, od, finish(p, v_load_dt(dt, src, os), vm, va, vb));
                 continue;
             }
+            if (2 * m == VL && dt == LG_F32 && sws == m && swd == m) {
+                /* half a vector a point, dense (aBcd8b on AVX-512): two
+                 * points a vector against the tables twice over */
+                float t2[3][VL] __attribute__((aligned(64)));
+                for (int i = 0; i < VL; i++)
+                    t2[0][i] = tm[i % m], t2[1][i] = ta[i % m], t2[2][i] = tb[i % m];
+                const vec vm = v_load(t2[0]), va = v_load(t2[1]), vb = v_load(t2[2]);
+                const float *s0 = (const float *)src + bs + c0;
+                float *q0 = (float *)dst + bd + c0;
+                rows_f32_dense(p, s0, q0, W / 2, vm, va, vb, stream);
+                if (W % 2) {
+                    const int64_t o = bd + c0 + (W - 1) * m;
+                    v_store_dt_part(
+                        dt, dst, o,
+                        finish(p, v_load_dt_part(dt, src, bs + c0 + (W - 1) * m, m), vm, va, vb),
+                        m);
+                }
+                continue;
+            }
             if (m == 2 * VL) { /* two vectors a point (aBcd16b on AVX2) */
                 const vec vm0 = v_load(tm), va0 = v_load(ta), vb0 = v_load(tb);
                 const vec vm1 = v_load(tm + VL), va1 = v_load(ta + VL), vb1 = v_load(tb + VL);
