@@ -159,6 +159,12 @@ typedef struct lg__node_cost {
  * mds only, never the graph: `in` holds the node's nin input mds and `out`
  * its result's md. Optional hooks may be NULL (the comment says what NULL
  * means). */
+/* The compile options a node's kernel may depend on (lg_compile_options'
+ * conv_alg). */
+typedef struct lg__node_opts {
+    int conv_alg; /* lg_conv_alg: what a conv left at LG_CONV_DIRECT runs */
+} lg__node_opts;
+
 typedef struct lg__node_ops {
     const char *name;
     /* Execution argument id of each input (conv: SRC, WEIGHTS, BIAS). */
@@ -243,6 +249,13 @@ typedef struct lg__node_ops {
      * node's input and result mds. */
     lg_layer_class layer_class;
     lg_layer_class (*classify)(const lg__node *node, const lg_md *in, const lg_md *out);
+    /* The node as its kernel will be created under the compile options o, in
+     * these layouts: an adjusted copy written to *tmp and returned, or node
+     * itself. Both the cost model and kernel creation ask it, so that the
+     * path priced is the one that runs. NULL: node itself. Ask through
+     * lg__node_as_run. */
+    const lg__node *(*as_run)(const lg__node *node, const lg_md *in, const lg_md *out,
+                              const lg__node_opts *o, lg__node *tmp);
     /* Create the kernel for the final layouts and post-ops. */
     lg_status (*create)(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
                         const lg__post_op *post, lg_kernel **k);
@@ -261,6 +274,10 @@ LG_INTERNAL const lg__node_ops *lg__node_ops_of(lg__node_kind kind);
 /* The execution argument id of node's input i (the in_arg hook, else
  * in_args[i]). */
 LG_INTERNAL int lg__node_in_arg(const lg__node *node, int i);
+
+/* The node as its kernel runs under o (the as_run hook, else node). */
+LG_INTERNAL const lg__node *lg__node_as_run(const lg__node *node, const lg_md *in, const lg_md *out,
+                                            const lg__node_opts *o, lg__node *tmp);
 
 /* The value node's kernel accumulates into its result (sum_operand), or
  * LG_NO_VALUE. */

@@ -20,3 +20,9 @@ lg_value lg__node_sum_operand(const lg__node *node) {
     const lg__node_ops *ops = lg__node_ops_of(node->kind);
     return ops->sum_operand ? ops->sum_operand(node) : LG_NO_VALUE;
 }
+
+const lg__node *lg__node_as_run(const lg__node *node, const lg_md *in, const lg_md *out,
+                                const lg__node_opts *o, lg__node *tmp) {
+    const lg__node_ops *ops = lg__node_ops_of(node->kind);
+    return ops->as_run ? ops->as_run(node, in, out, o, tmp) : node;
+}

@@ -6,8 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "primitives/conv/conv.h"
-
 const lg__cost_coefs *lg__cost_coefs_of(const lg__graph *ir) {
     return ir && ir->coefs ? ir->coefs : lg__cost_coefs_default();
 }
@@ -22,24 +20,16 @@ double lg__cost_reorder(const lg__graph *ir, const lg_md *src, const lg_md *dst)
            lg__cost_speedup(c, ir ? ir->threads : 0, false);
 }
 
-/* The node as its kernel will be created: a conv leaving alg at
- * LG_CONV_DIRECT takes the compile's conv_alg (lg__ir_create_kernel's rule;
- * LG_CONV_WINOGRAD only where the problem takes it), so that the path priced
- * is the one that runs. Points at a thread-local copy or at node->base. */
-static _Thread_local lg__node conv_copy;
-static const lg__node *conv_as_run(const lg__graph *ir, const lg__cnode *node, const lg_md *in,
-                                   const lg_md *out) {
-    if (!ir || node->kind != LG_NODE_CONV || node->base.p.conv.alg != LG_CONV_DIRECT ||
-        ir->conv_alg == LG_CONV_DIRECT)
-        return &node->base;
-    conv_copy = node->base;
-    conv_copy.p.conv.alg = ir->conv_alg;
-    lg__conv_pd pd;
-    if (ir->conv_alg == LG_CONV_WINOGRAD &&
-        lg__conv_query(&conv_copy.p.conv, &in[0], &in[1], node->nin > 2 ? &in[2] : NULL, out, NULL,
-                       NULL, &pd) != LG_OK)
-        return &node->base;
-    return &conv_copy;
+/* The node as its kernel will be created (the kind's as_run hook under the
+ * compile's options, as lg__ir_create_kernel asks it), so that the path
+ * priced is the one that runs. Points at a thread-local copy or at
+ * node->base. */
+static _Thread_local lg__node run_copy;
+static const lg__node *as_run(const lg__graph *ir, const lg__cnode *node, const lg_md *in,
+                              const lg_md *out) {
+    if (!ir) return &node->base;
+    const lg__node_opts o = {ir->conv_alg};
+    return lg__node_as_run(&node->base, in, out, &o, &run_copy);
 }
 
 /* True if entry e is of key's kind and class (not a wildcard over them). */
@@ -54,7 +44,7 @@ double lg__cost_node_ex(const lg__graph *ir, const lg__cnode *node, const lg_md 
     for (int i = 0; i < node->nin; i++) bytes += (double)lg_md_size(&in_mds[i]);
     const lg__node_ops *ops = lg__node_ops_of(node->kind);
     lg__node_cost c = {0, 1, NULL};
-    const lg__node *base = conv_as_run(ir, node, in_mds, out);
+    const lg__node *base = as_run(ir, node, in_mds, out);
     if (ops->cost) ops->cost(base, in_mds, out, &c);
     lg_layer_class lc = ops->classify ? ops->classify(&node->base, in_mds, out) : ops->layer_class;
     char cls[32];

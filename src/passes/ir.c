@@ -1,6 +1,5 @@
 /* The compiler's working copy of a graph: copy, grow, schedule edits. */
 #include "passes/ir.h"
-#include "primitives/conv/conv.h"
 
 #include <string.h>
 
@@ -114,23 +113,10 @@ void lg__ir_in_mds(const lg__graph *ir, const lg__cnode *node, lg_md *in) {
 lg_status lg__ir_create_kernel(const lg__graph *ir, const lg__cnode *node, lg_kernel **k) {
     lg_md in[LG_NODE_MAX_IN];
     lg__ir_in_mds(ir, node, in);
-    const lg__node *base = &node->base;
-    /* Issue 24: a conv node leaving alg at 0 takes the compile option's
-     * algorithm; the option LG_CONV_WINOGRAD applies where Winograd covers
-     * the node (in its final layouts), the others stay direct. */
-    lg__node conv;
-    if (node->kind == LG_NODE_CONV && base->p.conv.alg == LG_CONV_DIRECT &&
-        ir->conv_alg != LG_CONV_DIRECT) {
-        conv = *base;
-        conv.p.conv.alg = ir->conv_alg;
-        if (ir->conv_alg == LG_CONV_WINOGRAD) {
-            lg__conv_pd pd;
-            if (lg__conv_query(&conv.p.conv, &in[0], &in[1], node->nin > 2 ? &in[2] : NULL,
-                               &ir->vals[node->out].md, NULL, NULL, &pd) != LG_OK)
-                conv.p.conv.alg = LG_CONV_DIRECT;
-        }
-        base = &conv;
-    }
+    /* the node as the compile options make it run (a conv's conv_alg) */
+    lg__node tmp;
+    const lg__node_opts o = {ir->conv_alg};
+    const lg__node *base = lg__node_as_run(&node->base, in, &ir->vals[node->out].md, &o, &tmp);
     return lg__node_ops_of(node->kind)
         ->create(base, in, &ir->vals[node->out].md, node->npost, node->post, k);
 }

@@ -263,6 +263,21 @@ static void conv_describe(const lg__node *node, const lg_md *in, const lg_md *ou
     }
 }
 
+/* A conv left at LG_CONV_DIRECT takes the compile's conv_alg; Winograd
+ * only where the problem, in these layouts, takes it (issue 24). */
+static const lg__node *conv_as_run(const lg__node *node, const lg_md *in, const lg_md *out,
+                                   const lg__node_opts *o, lg__node *tmp) {
+    if (node->p.conv.alg != LG_CONV_DIRECT || o->conv_alg == LG_CONV_DIRECT) return node;
+    *tmp = *node;
+    tmp->p.conv.alg = o->conv_alg;
+    lg__conv_pd pd;
+    if (o->conv_alg == LG_CONV_WINOGRAD &&
+        lg__conv_query(&tmp->p.conv, &in[0], &in[1], node->nin > 2 ? &in[2] : NULL, out, NULL, NULL,
+                       &pd) != LG_OK)
+        return node;
+    return tmp;
+}
+
 const lg__node_ops lg__node_conv_ops = {
     .name = "conv",
     .in_args = {LG_ARG_SRC, LG_ARG_WEIGHTS, LG_ARG_BIAS},
@@ -275,6 +290,7 @@ const lg__node_ops lg__node_conv_ops = {
     .classify = conv_classify,
     .absorb_affine = conv_absorb_affine,
     .accepts_post = conv_accepts_post,
+    .as_run = conv_as_run,
     .create = conv_create,
     .describe = conv_describe,
 };
