@@ -181,6 +181,7 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
     /* weights */
     const int64_t *ws = wm->blocking.strides;
     d->w_g = wg ? ws[0] : 0;
+    d->w_ob = ws[wo];
     spatial_strides(wm, nsp, wg + 2, st3);
     d->w_kd = st3[0], d->w_kh = st3[1], d->w_kw = st3[2];
 

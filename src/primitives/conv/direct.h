@@ -134,6 +134,12 @@ typedef struct lg__conv_direct {
      * from memory for each of its 7 rows); else (n, g, od, oh, chunk).
      * Depthwise: 1, (n, block, od, oh); 0 would take (n, od, oh, block). */
     int rows_inner;
+    /* Weights: step of one output channel block (of O). With rows_inner,
+     * each row of a chunk prefetches its share of the next chunk's weights
+     * into L2 while it computes (they are contiguous after the chunk's own):
+     * the first row of a chunk otherwise streams them from L3 at the rate
+     * its FMAs consume them (3x3 512->512 at 7x7: 884 KB a row). */
+    int64_t w_ob;
     /* Plain stride-2 source with one segment per group and weights
      * contiguous over (kh, kw, channel): the source offset of each tap
      * (kh, kw, channel) in that order, or NULL. Interior tiles walk a row's

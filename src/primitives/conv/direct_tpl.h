@@ -36,6 +36,8 @@ typedef struct tile {
     int64_t pf;           /* flat: prefetch the source this many elements ahead (the next
                              tile's pixels, which come from memory: 1x1 256->64 runs 8%
                              faster), or 0 */
+    const char *wpf;      /* rows_inner: cache lines to prefetch into L2 during the */
+    int64_t wpf_lines;    /* reduction (the next chunk's weights, this row's share) */
 } tile;
 
 /* Where block j of a chunk is stored: one vector at a1 (+ pixel offset)
@@ -267,6 +269,13 @@ AI void tile_body(const tile *t, const int NB, const int UR, const int KIND) {
     const bool flat = KIND == LG_CONV_SRC_BLK && d->flat;
     if (tapped) tile_taps(t, NB, UR, acc);
     if (flat) tile_flat(t, NB, UR, acc);
+    /* the L2 prefetches, spread evenly over the (segment, kd, kh, kw) steps */
+    const char *pf = t->wpf;
+    int64_t pf_left = t->wpf_lines, pf_per = 0;
+    if (pf_left > 0) {
+        int64_t steps = t->nseg * (t->kd1 - t->kd0) * (t->kh1 - t->kh0) * (t->kw1 - t->kw0);
+        pf_per = steps > 0 ? (pf_left + steps - 1) / steps : 0;
+    }
     for (int64_t g = 0; g < (tapped || flat ? 0 : t->nseg); g++) {
         const lg__conv_seg *sg = &t->seg[g];
         int64_t len = sg->len;
@@ -278,6 +287,8 @@ AI void tile_body(const tile *t, const int NB, const int UR, const int KIND) {
                     const float *wp[LG_CONV_MAX_NB];
 #pragma GCC unroll 4
                     for (int j = 0; j < NB; j++) wp[j] = t->wei + t->ch->ocb[j].woff + wo;
+                    for (int64_t q = 0; q < pf_per && pf_left > 0; q++, pf_left--, pf += 64)
+                        _mm_prefetch(pf, _MM_HINT_T1);
                     SEG_STEPS(BLK && len == VL, len);
                 }
     }
@@ -559,6 +570,15 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
         FN(taps)(od, s->sd, s->pd, s->dd, s->kd, s->id, &t.kd0, &t.kd1);
         FN(taps)(oh, s->sh, s->ph, s->dh, s->kh, s->ih, &t.kh0, &t.kh1);
         t.khoff = d->khoff;
+        t.wpf_lines = 0;
+        if (d->rows_inner && c + 1 < d->nchunk) { /* this row's share of the next chunk */
+            const lg__conv_chunk *cn = t.ch + 1;
+            const int64_t lines = (cn->nb * d->w_ob * (int64_t)sizeof(float) + 63) / 64;
+            const int64_t nrow = s->od * s->oh, r = od * s->oh + oh;
+            const int64_t l0 = lines * r / nrow, l1 = lines * (r + 1) / nrow;
+            t.wpf = (const char *)(t.wei + cn->ocb[0].woff) + l0 * 64;
+            t.wpf_lines = l1 - l0;
+        }
         if (pbuf) { /* every pixel in full tiles over the padded rows */
             /* the rows this output row reads; those not yet in the buffer */
             int64_t top = oh * s->sh - s->ph, nr = d->prow_n;
@@ -580,6 +600,7 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
                 t.src = pbuf + ow * s->sw * VL;
                 t.dst = drow + ow * d->d_w;
                 fn(&t, u);
+                t.wpf_lines = 0; /* the row's first tile took the row's share */
                 ow += u;
             }
             continue;
@@ -602,6 +623,7 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
             t.src = srow + (ow * s->sw - s->pw) * d->s_w;
             t.dst = drow + ow * d->d_w;
             fn(&t, u);
+            t.wpf_lines = 0;
             ow += u;
         }
         for (; ow < s->ow; ow++) {
