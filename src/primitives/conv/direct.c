@@ -264,6 +264,13 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
         (lo > 0 || hi < s->ow)) {
         int64_t rw = (s->ow - 1) * s->sw + (s->kw - 1) * s->dw + 1, nr = (s->kh - 1) * s->dh + 1;
         int64_t ncb = (s->ic + vl - 1) / vl;
+        /* Where the rows run inside chunks (weights past 1 MB, below) every
+         * chunk walks the image's rows again: a ring of all its rows keeps
+         * them for the next chunk instead of copying them again (3x3 s2
+         * 512->512 at 14x14: 450 KB a chunk). */
+        int64_t wbig = s->icg * s->kd * s->kh * s->kw * s->ocg * (int64_t)sizeof(float);
+        if (wbig > (1 << 20) && s->ih > nr && s->ih * rw * vl * ncb <= ((int64_t)1 << 20))
+            nr = s->ih;
         if (nr * rw * vl * ncb <= ((int64_t)1 << 20)) {
             d->psegs = lg__malloc(sizeof *d->psegs * (size_t)(k > 0 ? k : 1));
             if (!d->psegs) {
