@@ -24,6 +24,11 @@ typedef struct pw_tile {
     int64_t klen;      /* channels of the reduction block */
     int kfirst, klast;
     int64_t pf; /* prefetch the source this many floats ahead (the next tile), or 0 */
+    /* The next weight panel (the next chunk's, or the first chunk's of the
+     * next reduction block): its first block, blocks, cache lines per block;
+     * this tile prefetches its lines [wl0, wl1) into L2. */
+    const float *wn;
+    int64_t wn_nb, wn_lines, wl0, wl1;
 } pw_tile;
 
 /* Keep v in a register: the weight vectors are loaded once per channel and
@@ -122,6 +127,13 @@ PW_AI void pw_body(const pw_tile *t, const int NB, const int UR, const int64_t S
 #pragma GCC unroll 16
             for (int p = 0; p < UR; p++) acc[j][p] = PW_LD(j, p);
     }
+    /* The tiles of a panel share its successor's lines: the first tile on a
+     * panel then finds it in L2 instead of waiting on L3 for all of it. */
+    int64_t pf_blk = 0, pf_ln = 0, pf_left = t->wl1 - t->wl0, pf_per = 0;
+    if (pf_left > 0) {
+        pf_blk = t->wl0 / t->wn_lines, pf_ln = t->wl0 % t->wn_lines;
+        pf_per = (pf_left + t->klen / VL) / (t->klen / VL + 1);
+    }
     const float *s = t->src, *wj[PW_NBMAX];
 #pragma GCC unroll 4
     for (int j = 0; j < NB; j++) wj[j] = t->wei + j * wob;
@@ -136,6 +148,10 @@ PW_AI void pw_body(const pw_tile *t, const int NB, const int UR, const int64_t S
 #pragma GCC unroll 16
             for (int p = 0; p < UR; p++)
                 _mm_prefetch((const char *)(s + t->pf + p * SP), _MM_HINT_T0);
+        }
+        for (int64_t q = 0; q < pf_per && pf_left > 0; q++, pf_left--) {
+            _mm_prefetch((const char *)(t->wn + pf_blk * wob + pf_ln * 16), _MM_HINT_T1);
+            if (++pf_ln == t->wn_lines) pf_ln = 0, pf_blk++;
         }
 #pragma GCC unroll 16
         for (int i = 0; i < VL; i++) PW_STEP(i);
@@ -242,6 +258,7 @@ static void FN(pw_tiles_run)(pw_tile *t, const lg__conv_pw_chunk *ch, int64_t a,
     const lg__conv_pw *d = t->d;
     int64_t m = b - a, nt = (m + ch->ur - 1) / ch->ur;
     if (nt < 1) return;
+    const int64_t wtot = t->wn ? t->wn_nb * t->wn_lines : 0;
     int64_t base = m / nt, extra = m % nt;
     t->ch = ch;
     t->wei = wei + ch->b0 * d->w_ob + k0 * VL;
@@ -253,6 +270,8 @@ static void FN(pw_tiles_run)(pw_tile *t, const lg__conv_pw_chunk *ch, int64_t a,
         int64_t u = base + (i < extra);
         t->src = src_a + (p - a) * t->sp;
         t->pf = pf && i + 1 < nt ? u * t->sp : 0;
+        t->wl0 = wtot * i / nt;
+        t->wl1 = wtot * (i + 1) / nt;
         t->dst = dst_n + p * d->d_p + ch->b0 * d->d_cb;
         (i < extra ? fn1 : fn0)(t);
         p += u;
@@ -297,8 +316,18 @@ void FN(lg__conv_pw)(const lg__conv_pw *d, int64_t lo, int64_t hi, const float *
                 t.klen = klen;
                 t.kfirst = kb == 0;
                 t.klast = kb == d->nkb - 1;
-                for (int64_t c = c0; c < c1; c++) FN(pw_tiles_run)
-                (&t, &d->chunks[c], q0, q1, sa, dn, k0, wei, bias, !d->pack && c == c0);
+                for (int64_t c = c0; c < c1; c++) {
+                    /* the panel after this one: chunk c + 1, else chunk c0
+                     * of the next reduction block */
+                    const int nx = c + 1 < c1 || kb + 1 < d->nkb;
+                    const int64_t kn = c + 1 < c1 ? k0 : k0 + d->kc;
+                    const lg__conv_pw_chunk *cn = &d->chunks[c + 1 < c1 ? c + 1 : c0];
+                    t.wn = nx ? wei + cn->b0 * d->w_ob + kn * VL : NULL;
+                    t.wn_nb = cn->nb;
+                    t.wn_lines = ((s->ic - kn < d->kc ? s->ic - kn : d->kc) * VL * 4 + 63) / 64;
+                    FN(pw_tiles_run)
+                    (&t, &d->chunks[c], q0, q1, sa, dn, k0, wei, bias, !d->pack && c == c0);
+                }
             }
         }
     }
