@@ -362,8 +362,16 @@ lg_status lg_concat_create(lg_kernel **k, int axis, int n, const lg_md *srcs, co
                                  "srcs[%d] dim %d is %lld, srcs[0]'s %lld (only the axis %d may "
                                  "differ)",
                                  i, d, (long long)m->dims[d], (long long)s0->dims[d], axis);
-        dims[axis] += m->dims[axis];
+        if (!lg__add_ok(dims[axis], m->dims[axis], &dims[axis]))
+            return lg__error(LG_INVALID_ARGUMENT, where,
+                             "the sources' dims on axis %d overflow int64 at srcs[%d]", axis, i);
     }
+    int64_t bytes = (int64_t)lg_dtype_size(s0->dtype);
+    for (int d = 0; d < s0->ndims; d++)
+        if (!lg__mul_ok(bytes, dims[d], &bytes))
+            return lg__error(LG_INVALID_ARGUMENT, where,
+                             "the result (%lld on axis %d) overflows int64 in bytes",
+                             (long long)dims[axis], axis);
     size_t psize = sizeof(lg__cc_pd) + (size_t)n * sizeof(lg_md);
     lg__cc_pd *pd = lg__calloc(1, psize);
     if (!pd) return lg__error(LG_OUT_OF_MEMORY, where, "cannot allocate the problem");
