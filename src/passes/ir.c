@@ -111,28 +111,45 @@ void lg__ir_in_mds(const lg__graph *ir, const lg__cnode *node, lg_md *in) {
     for (int i = 0; i < node->nin; i++) in[i] = ir->vals[node->in[i]].md;
 }
 
+/* The node as its kernel is made (in[]: its input mds): node->base, or a
+ * copy in *conv. Issue 24: a conv node leaving alg at 0 takes the compile
+ * option's algorithm; the option LG_CONV_WINOGRAD applies where Winograd
+ * covers the node (in its final layouts), the others stay direct. */
+static const lg__node *kernel_node(const lg__graph *ir, const lg__cnode *node, const lg_md *in,
+                                   lg__node *conv) {
+    const lg__node *base = &node->base;
+    if (node->kind == LG_NODE_CONV && base->p.conv.alg == LG_CONV_DIRECT &&
+        ir->conv_alg != LG_CONV_DIRECT) {
+        *conv = *base;
+        conv->p.conv.alg = ir->conv_alg;
+        if (ir->conv_alg == LG_CONV_WINOGRAD) {
+            lg__conv_pd pd;
+            if (lg__conv_query(&conv->p.conv, &in[0], &in[1], node->nin > 2 ? &in[2] : NULL,
+                               &ir->vals[node->out].md, NULL, NULL, &pd) != LG_OK)
+                conv->p.conv.alg = LG_CONV_DIRECT;
+        }
+        base = conv;
+    }
+    return base;
+}
+
 lg_status lg__ir_create_kernel(const lg__graph *ir, const lg__cnode *node, lg_kernel **k) {
     lg_md in[LG_NODE_MAX_IN];
     lg__ir_in_mds(ir, node, in);
-    const lg__node *base = &node->base;
-    /* Issue 24: a conv node leaving alg at 0 takes the compile option's
-     * algorithm; the option LG_CONV_WINOGRAD applies where Winograd covers
-     * the node (in its final layouts), the others stay direct. */
     lg__node conv;
-    if (node->kind == LG_NODE_CONV && base->p.conv.alg == LG_CONV_DIRECT &&
-        ir->conv_alg != LG_CONV_DIRECT) {
-        conv = *base;
-        conv.p.conv.alg = ir->conv_alg;
-        if (ir->conv_alg == LG_CONV_WINOGRAD) {
-            lg__conv_pd pd;
-            if (lg__conv_query(&conv.p.conv, &in[0], &in[1], node->nin > 2 ? &in[2] : NULL,
-                               &ir->vals[node->out].md, NULL, NULL, &pd) != LG_OK)
-                conv.p.conv.alg = LG_CONV_DIRECT;
-        }
-        base = &conv;
-    }
+    const lg__node *base = kernel_node(ir, node, in, &conv);
     return lg__node_ops_of(node->kind)
         ->create(base, in, &ir->vals[node->out].md, node->npost, node->post, k);
+}
+
+bool lg__ir_kernel_fast(const lg__graph *ir, const lg__cnode *node) {
+    const lg__node_ops *ops = lg__node_ops_of(node->kind);
+    if (!ops->runs_fast) return false;
+    lg_md in[LG_NODE_MAX_IN];
+    lg__ir_in_mds(ir, node, in);
+    lg__node conv;
+    const lg__node *base = kernel_node(ir, node, in, &conv);
+    return ops->runs_fast(base, in, &ir->vals[node->out].md, node->npost, node->post);
 }
 
 void lg__ir_count_uses(const lg__graph *ir, int *uses) {

@@ -6,6 +6,7 @@
  * blocked or row paths; OPTIMAL weighs L against the inputs' and readers'
  * layouts. */
 #include "graph/graph.h"
+#include "primitives/concat/concat.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -101,6 +102,19 @@ static int concat_candidates(const lg__node *node, const lg_md *in, const lg_md 
     return no;
 }
 
+/* The blocked, rows or views copy paths (lg__cc_fast). */
+static bool concat_runs_fast(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
+                             const lg__post_op *post) {
+    (void)npost, (void)post;
+    lg__cc_pd *pd;
+    size_t psize;
+    if (lg__concat_query(node->p.concat.axis, node->nin, in, out, NULL, &pd, &psize) != LG_OK)
+        return false;
+    bool fast = lg__cc_fast(pd);
+    lg__free(pd);
+    return fast;
+}
+
 static lg_status concat_create(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
                                const lg__post_op *post, lg_kernel **k) {
     (void)npost, (void)post;
@@ -124,6 +138,7 @@ const lg__node_ops lg__node_concat_ops = {
     .layout_none = lg__layout_all_plain,
     .layout_greedy = concat_greedy,
     .candidates = concat_candidates,
+    .runs_fast = concat_runs_fast,
     .create = concat_create,
     .describe = concat_describe,
 };
