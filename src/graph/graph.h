@@ -256,6 +256,14 @@ typedef struct lg__node_ops {
      * lg__node_as_run. */
     const lg__node *(*as_run)(const lg__node *node, const lg_md *in, const lg_md *out,
                               const lg__node_opts *o, lg__node *tmp);
+    /* True if create() would succeed for these layouts and post-ops and its
+     * kernel would run vector code (not a reference or generic path),
+     * asked of the kernel kind's query: nothing is created or cached and no
+     * message recorded. concat_inplace asks it before it hands a producer
+     * or reader a strided view. NULL: never (a kind whose kernels do not
+     * take views; the value keeps a buffer of its own). */
+    bool (*runs_fast)(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
+                      const lg__post_op *post);
     /* Create the kernel for the final layouts and post-ops. */
     lg_status (*create)(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
                         const lg__post_op *post, lg_kernel **k);

@@ -287,7 +287,11 @@ static lg_status build_from_tag(lg_md *r, const lg__tag *t, const char *where) {
 }
 
 lg_status lg_md_init_tag(lg_md *md, int ndims, const int64_t *dims, lg_dtype dt, const char *tag) {
-    static const char where[] = "lg_md_init_tag";
+    return lg__md_init_tag(md, ndims, dims, dt, tag, "lg_md_init_tag");
+}
+
+lg_status lg__md_init_tag(lg_md *md, int ndims, const int64_t *dims, lg_dtype dt, const char *tag,
+                          const char *where) {
     LG_CHECK(check_common(md, ndims, dims, dt, where));
     if (!tag) return lg__error(LG_INVALID_ARGUMENT, where, "tag is NULL");
     lg_md r;

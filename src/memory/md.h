@@ -80,4 +80,14 @@ LG_INTERNAL bool lg__md_tag_str(const lg_md *md, char *tag);
  * "f32:aBcd16b:8x256x56x56", into buf (len bytes). */
 LG_INTERNAL void lg__md_describe(const lg_md *md, char *buf, size_t len);
 
+/* lg_md_init_tag with its errors naming `where` (NULL: a quiet probe,
+ * nothing recorded). */
+LG_INTERNAL lg_status lg__md_init_tag(lg_md *md, int ndims, const int64_t *dims, lg_dtype dt,
+                                      const char *tag, const char *where);
+
+/* lg_md_submemory with its errors naming `where` (NULL: a quiet probe,
+ * nothing recorded: the compiler asks whether a view exists). */
+LG_INTERNAL lg_status lg__md_submemory(const lg_md *parent, const int64_t *dims,
+                                       const int64_t *offsets, lg_md *out, const char *where);
+
 #endif /* LG_MEMORY_MD_H */

@@ -13,7 +13,11 @@ static lg_status check_md(const lg_md *md, const char *what, const char *where) 
 
 lg_status lg_md_submemory(const lg_md *parent, const int64_t *dims, const int64_t *offsets,
                           lg_md *out) {
-    static const char where[] = "lg_md_submemory";
+    return lg__md_submemory(parent, dims, offsets, out, "lg_md_submemory");
+}
+
+lg_status lg__md_submemory(const lg_md *parent, const int64_t *dims, const int64_t *offsets,
+                           lg_md *out, const char *where) {
     LG_CHECK(check_md(parent, "parent", where));
     if (!dims || !offsets || !out)
         return lg__error(LG_INVALID_ARGUMENT, where, "%s is NULL",

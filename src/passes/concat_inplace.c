@@ -11,22 +11,21 @@
  * each image at batch > 1, whose batch stride is R's, or a channel range of
  * a channels-last tensor), x takes that view as its md: its producer writes
  * through it and its readers read through it, if every one of their kernels
- * can be made with it and none is a reference or generic path (tried here,
- * through the kernel cache: conv, pooling, batch normalization, reorder,
- * concat and slice take views; eltwise and binary do not, and a part they
- * produce or read stays a copy). A concat tree (lg_graph_add_concat's nodes
- * of at most five inputs) is taken whole: its leaves are the inputs of the
- * tree's nodes that are not themselves inner concat results. When every
- * leaf is placed the concat runs no step at all; leaves that cannot be
- * placed (graph inputs, constants, graph outputs, a value already placed in
- * another concat, the same value a second time, a producer or reader that
- * refuses the view) are copied into their place by a one-input concat
- * step. A concat whose leaves are all already placed, in order and
- * adjacent, in one buffer (DenseNet: each layer's concat is a prefix of the
- * block's last one) becomes a view of that buffer itself (dense, or a
- * strided view its readers take). Concats are taken from the last
- * scheduled to the first, so the largest concat of a chain claims the
- * inputs first.
+ * can be made with it and none is a reference or generic path (asked of
+ * the kinds' runs_fast hook, which creates nothing: conv, pooling, batch
+ * normalization, reorder, concat and slice answer it; the other kinds do
+ * not take views, and a part they produce or read stays a copy). A concat
+ * tree (lg_graph_add_concat's nodes of at most five inputs) is taken whole:
+ * its leaves are the inputs of the tree's nodes that are not themselves
+ * inner concat results. When every leaf is placed the concat runs no step
+ * at all; leaves that cannot be placed (graph inputs, constants, graph
+ * outputs, a value already placed in another concat, the same value a
+ * second time, a producer or reader that refuses the view) are copied into
+ * their place by a one-input concat step. A concat whose leaves are all already placed, in order
+ * and adjacent, in one buffer (DenseNet: each layer's concat is a prefix of the block's last one)
+ * becomes a view of that buffer itself (dense, or a strided view its readers take). Concats are
+ * taken from the last scheduled to the first, so the largest concat of a chain claims the inputs
+ * first.
  *
  * A slice whose result is a dense view of its source (same rule), or a
  * strided view its readers take, becomes a view: its readers read the
@@ -102,7 +101,7 @@ static bool strided_view(const lg_md *p, const lg_md *x, int axis, int64_t at, l
     for (int d = 0; d < p->ndims; d++)
         if (d != axis && x->dims[d] != p->dims[d]) return false;
     lg_md v;
-    if (lg_md_submemory(p, x->dims, off, &v) != LG_OK) return false;
+    if (lg__md_submemory(p, x->dims, off, &v, NULL) != LG_OK) return false;
     for (int d = 0; d < p->ndims; d++)
         for (int e = 0; e < p->ndims; e++) {
             if (d == e || x->padded_dims[d] <= 1 || x->padded_dims[e] <= 1) continue;
@@ -116,12 +115,11 @@ static bool strided_view(const lg_md *p, const lg_md *x, int axis, int64_t at, l
 
 /* Whether the kernel of every scheduled node writing or reading v (but
  * nodes skip[0..nskip), which go) can be made with v given md m, and none
- * is a reference or generic path. On success v has md m and its readers
- * read it in m; on failure v is left as it was. */
+ * is a reference or generic path: asked of the kinds (lg__ir_kernel_fast),
+ * nothing created. On success v has md m and its readers read it in m; on
+ * failure v is left as it was. */
 static bool retarget(lg__graph *ir, lg_value v, const lg_md *m, const int *skip, int nskip) {
     const lg_md old = ir->vals[v].md;
-    char msg[512]; /* a refused trial leaves no error behind */
-    snprintf(msg, sizeof msg, "%s", lg_last_error());
     ir->vals[v].md = *m;
     bool ok = true;
     for (int i = 0; i < ir->nsched && ok; i++) {
@@ -131,17 +129,10 @@ static bool retarget(lg__graph *ir, lg_value v, const lg_md *m, const int *skip,
         for (int j = 0; j < node->nin; j++) touches |= node->in[j] == v;
         for (int j = 0; j < nskip; j++) touches &= n != skip[j];
         if (node->dead || !touches) continue;
-        lg_kernel *k = NULL;
-        ok = lg__ir_create_kernel(ir, node, &k) == LG_OK;
-        if (ok) {
-            const char *impl = lg_kernel_impl(k);
-            ok = !strstr(impl, "ref") && !strstr(impl, "generic");
-        }
-        lg_kernel_destroy(k);
+        ok = lg__ir_kernel_fast(ir, node);
     }
     if (!ok) {
         ir->vals[v].md = old;
-        lg__error_copy(msg);
         return false;
     }
     for (int i = 0; i < ir->nsched; i++) {
@@ -285,7 +276,8 @@ static bool strided_whole_view(lg__graph *ir, int n, tree *t) {
         int64_t o[LG_MAX_NDIMS] = {0};
         o[axis] = t->at[i];
         lg_md lv;
-        if (lg_md_submemory(&rv, lm->dims, o, &lv) != LG_OK || !lg_md_equal(&lv, lm)) return false;
+        if (lg__md_submemory(&rv, lm->dims, o, &lv, NULL) != LG_OK || !lg_md_equal(&lv, lm))
+            return false;
     }
     if (!retarget(ir, r, &rv, t->skip, 1 + t->ninner)) return false;
     set_home(ir, r, h, 0);

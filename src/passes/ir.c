@@ -110,15 +110,32 @@ void lg__ir_in_mds(const lg__graph *ir, const lg__cnode *node, lg_md *in) {
     for (int i = 0; i < node->nin; i++) in[i] = ir->vals[node->in[i]].md;
 }
 
+/* The node as its kernel is made (in[]: its input mds): node->base, or a
+ * copy in *tmp, as the kind's as_run hook makes it under the compile's
+ * options (a conv's conv_alg). */
+static const lg__node *kernel_node(const lg__graph *ir, const lg__cnode *node, const lg_md *in,
+                                   lg__node *tmp) {
+    const lg__node_opts o = {ir->conv_alg};
+    return lg__node_as_run(&node->base, in, &ir->vals[node->out].md, &o, tmp);
+}
+
 lg_status lg__ir_create_kernel(const lg__graph *ir, const lg__cnode *node, lg_kernel **k) {
     lg_md in[LG_NODE_MAX_IN];
     lg__ir_in_mds(ir, node, in);
-    /* the node as the compile options make it run (a conv's conv_alg) */
-    lg__node tmp;
-    const lg__node_opts o = {ir->conv_alg};
-    const lg__node *base = lg__node_as_run(&node->base, in, &ir->vals[node->out].md, &o, &tmp);
+    lg__node conv;
+    const lg__node *base = kernel_node(ir, node, in, &conv);
     return lg__node_ops_of(node->kind)
         ->create(base, in, &ir->vals[node->out].md, node->npost, node->post, k);
+}
+
+bool lg__ir_kernel_fast(const lg__graph *ir, const lg__cnode *node) {
+    const lg__node_ops *ops = lg__node_ops_of(node->kind);
+    if (!ops->runs_fast) return false;
+    lg_md in[LG_NODE_MAX_IN];
+    lg__ir_in_mds(ir, node, in);
+    lg__node conv;
+    const lg__node *base = kernel_node(ir, node, in, &conv);
+    return ops->runs_fast(base, in, &ir->vals[node->out].md, node->npost, node->post);
 }
 
 void lg__ir_count_uses(const lg__graph *ir, int *uses) {

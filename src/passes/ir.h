@@ -153,6 +153,11 @@ LG_INTERNAL void lg__ir_in_mds(const lg__graph *ir, const lg__cnode *node, lg_md
 LG_INTERNAL lg_status lg__ir_create_kernel(const lg__graph *ir, const lg__cnode *node,
                                            lg_kernel **k);
 
+/* True if node's kernel, for its values' current layouts and post-ops,
+ * would be made and run vector code (the kind's runs_fast hook; false
+ * without one): asked, nothing created or cached, no message recorded. */
+LG_INTERNAL bool lg__ir_kernel_fast(const lg__graph *ir, const lg__cnode *node);
+
 /* uses[v] = edges from v into scheduled nodes plus outputs naming v. */
 LG_INTERNAL void lg__ir_count_uses(const lg__graph *ir, int *uses);
 

@@ -9,7 +9,7 @@
 # commit a few seeds in tests/fuzz/corpus/<name>/.
 set(LG_FUZZ_TARGETS md md_hand reorder shuffle eltwise binary graph)
 # Sources a target needs beyond fuzz_<name>.c and the shared harness.
-set(LG_FUZZ_EXTRA_graph fuzz/graph_model.c fuzz/graph_run.c)
+set(LG_FUZZ_EXTRA_graph fuzz/graph_model.c fuzz/graph_run.c fuzz/graph_extreme.c)
 # The ONNX loader's target, when the importer is built; libraries a target
 # links beyond the core.
 if(LG_ONNX_FOUND)

@@ -4,8 +4,9 @@
  * then a deliberate mistake: a value that does not exist yet (the only way to
  * ask for a cycle), mismatched shapes or channels, a bad group, axis, tag,
  * algorithm or name; and, on a scratch graph, calls with one parameter drawn
- * from the sweep's extremes (INT64_MAX, negative, zero: op_extreme). The graph is compiled with
- * each strategy (NONE, GREEDY, OPTIMAL; fusion and optional passes chosen by the bytes) and every
+ * from the sweep's extremes (INT64_MAX, negative, zero; graph_extreme.c, with
+ * its own properties). The graph is compiled with each strategy (NONE,
+ * GREEDY, OPTIMAL; fusion and optional passes chosen by the bytes) and every
  * plan is executed twice on inputs packed into the layouts it reports.
  *
  * Properties: every call the model knows to be valid succeeds and every
@@ -28,9 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* LG_FUZZ_TRACE=1 prints every builder call (to read a failing input). */
-static void trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void trace(const char *fmt, ...) {
+void gf_trace(const char *fmt, ...) {
     static int on = -1;
     if (on < 0) on = getenv("LG_FUZZ_TRACE") != NULL;
     if (!on) return;
@@ -47,7 +46,7 @@ static const char *md_str(const lg_md *md, char *buf, size_t len) {
 
 /* Check a builder call's status against w; true when it succeeded. */
 static bool expect(lg_status s, want w, const char *call) {
-    trace("  %s -> %s %s\n", call, lg_status_str(s), s == LG_OK ? "" : lg_last_error());
+    gf_trace("  %s -> %s %s\n", call, lg_status_str(s), s == LG_OK ? "" : lg_last_error());
     if (s == LG_OK) {
         if (w >= MUST_REFUSE) fz_fail(T, "%s: a mistake was accepted", call);
         return true;
@@ -141,7 +140,7 @@ static bool add_leaf(gstate *s, int nd, const int64_t *dims, bool constant, lg_v
     }
     void *data = constant ? gf_pack(&md, &v) : NULL;
     char d[256];
-    trace("%s %s %s\n", constant ? "constant" : "input", name, md_str(&md, d, sizeof d));
+    gf_trace("%s %s %s\n", constant ? "constant" : "input", name, md_str(&md, d, sizeof d));
     lg_status st = constant ? lg_graph_add_constant(s->g, name, &md, data, id)
                             : lg_graph_add_input(s->g, name, &md, id);
     free(data);
@@ -243,8 +242,8 @@ static void op_conv(gstate *s) {
     bool exotic = x->dt != LG_F32 || wv->dt != LG_F32 || (bv && bv->dt != LG_F32);
     want wnt = mistake || !fits ? MUST_REFUSE : MUST_PASS;
     if (exotic) wnt = wnt == MUST_PASS ? MAY_BE_UNIMPLEMENTED : MUST_REFUSE_ANY;
-    trace("conv v%u w v%u b v%d groups %lld mistake %d fits %d\n", src, w, (int)b,
-          (long long)p.groups, mistake, fits);
+    gf_trace("conv v%u w v%u b v%d groups %lld mistake %d fits %d\n", src, w, (int)b,
+             (long long)p.groups, mistake, fits);
     if (!expect(lg_graph_add_conv(s->g, src, w, b, &p, &out), wnt, "add_conv")) return;
     gm_value y = {.nd = nd, .dt = LG_F32};
     memcpy(y.dims, od, sizeof od);
@@ -273,7 +272,7 @@ static void op_eltwise(gstate *s) {
              : s->v[src].dt == LG_F32 || ints                    ? MUST_PASS
              : s->v[src].dt == LG_F16 || s->v[src].dt == LG_BF16 ? MUST_PASS
                                                                  : MAY_BE_UNIMPLEMENTED;
-    trace("eltwise v%u alg %d alpha %g beta %g\n", src, (int)alg, (double)alpha, (double)beta);
+    gf_trace("eltwise v%u alg %d alpha %g beta %g\n", src, (int)alg, (double)alpha, (double)beta);
     if (!expect(lg_graph_add_eltwise(s->g, src, alg, alpha, beta, &out), w, "add_eltwise")) return;
     gm_value y = {.dt = s->v[src].dt};
     gm_eltwise(alg, alpha, beta, &s->v[src], &y);
@@ -312,7 +311,7 @@ static void op_binary(gstate *s) {
             w = MAY_BE_UNIMPLEMENTED;
     }
     if (s->nvals >= MAX_VALS) return;
-    trace("binary alg %d v%u v%u\n", (int)alg, a, b);
+    gf_trace("binary alg %d v%u v%u\n", (int)alg, a, b);
     if (!expect(lg_graph_add_binary(s->g, alg, a, b, &out), w, "add_binary")) return;
     gm_value y = {.dt = av->dt};
     gm_binary(alg, av, &s->v[b], &y);
@@ -352,7 +351,7 @@ static void op_shuffle(gstate *s) {
         }
         w = MUST_REFUSE;
     }
-    trace("shuffle v%u axis %d group %lld\n", src, axis, (long long)gs);
+    gf_trace("shuffle v%u axis %d group %lld\n", src, axis, (long long)gs);
     if (!expect(lg_graph_add_shuffle(s->g, src, axis, gs, &out), w, "add_shuffle")) return;
     gm_value y = {.dt = x->dt};
     gm_shuffle(axis, gs, x, &y);
@@ -394,7 +393,7 @@ static void op_reorder(gstate *s) {
     }
     if (lg_md_size(&md) > 8 * MAX_ELEMS) return;
     char d[256];
-    trace("reorder v%u -> %s\n", src, md_str(&md, d, sizeof d));
+    gf_trace("reorder v%u -> %s\n", src, md_str(&md, d, sizeof d));
     if (!expect(lg_graph_add_reorder(s->g, src, &md, NULL, &out), w, "add_reorder")) return;
     if (dt != LG_F32) s->exotic = true;
     gm_value y = {.dt = dt};
@@ -445,119 +444,12 @@ static void op_output(gstate *s, lg_value v, bool maybe_bad) {
         }
     }
     if (w == MUST_PASS || (c & 3) < 2) out_tag(f, s->v[v < (lg_value)s->nvals ? v : 0].nd, tag);
-    trace("output v%u %s %s\n", v, name, tag);
+    gf_trace("output v%u %s %s\n", v, name, tag);
     if (!expect(lg_graph_add_output(s->g, v, name, tag), w, "add_output")) return;
     use_name(s, name);
     s->outs[s->nouts].v = v;
     snprintf(s->outs[s->nouts].name, sizeof s->outs[0].name, "%s", name);
     s->nouts++;
-}
-
-/* A builder call given one extreme parameter (fz_x64 / fz_xint: 0, -1, the
- * int64 limits, overflowing products) on a scratch graph holding an input
- * shaped like an existing value: whatever it returns must be a status with a
- * message, never undefined behaviour (UBSan) or a crash; an accepted node
- * must have a result without negative dims. The main graph is untouched. */
-static void op_extreme(gstate *s) {
-    fz *f = s->f;
-    const gm_value *x = &s->v[pick(s, false)];
-    lg_graph *g;
-    if (lg_graph_create(&g) != LG_OK) return;
-    lg_md md;
-    lg_value in, w, out = LG_NO_VALUE;
-    if (lg_md_init_tag(&md, x->nd, x->dims, LG_F32, "any") != LG_OK ||
-        lg_graph_add_input(g, "x", &md, &in) != LG_OK) {
-        lg_graph_destroy(g);
-        return;
-    }
-    uint8_t which = fz_u8(f) % 6, field = fz_u8(f);
-    int64_t e = fz_x64(f);
-    int sp = x->nd - 2 > 0 ? (x->nd - 2 > 3 ? 3 : x->nd - 2) : 1;
-    int d = field % sp;
-    lg_status st = LG_OK;
-    const char *call = "";
-    switch (which) {
-    case 0: { /* conv: 1 output channel, 1-tap kernel, one geometry field extreme */
-        int64_t wd[LG_MAX_NDIMS] = {1, x->nd > 1 ? x->dims[1] : 1};
-        for (int k = 2; k < x->nd; k++) wd[k] = 1;
-        lg_md wmd;
-        if (lg_md_init_tag(&wmd, x->nd, wd, LG_F32, "any") != LG_OK ||
-            lg_graph_add_input(g, "w", &wmd, &w) != LG_OK)
-            break;
-        lg_conv_params p;
-        memset(&p, 0, sizeof p);
-        for (int k = 0; k < 3; k++) p.strides[k] = 1;
-        p.groups = 1;
-        int64_t *fields[5] = {p.strides, p.dilates, p.pad_l, p.pad_r, &p.groups};
-        int fi = (field >> 2) % 5;
-        fields[fi][fi == 4 ? 0 : d] = e;
-        call = "add_conv (extreme)";
-        st = lg_graph_add_conv(g, in, w, LG_NO_VALUE, &p, &out);
-        break;
-    }
-    case 1:
-        call = "add_shuffle (extreme)";
-        st = field & 1 ? lg_graph_add_shuffle(g, in, fz_xint(f), 1, &out)
-                       : lg_graph_add_shuffle(g, in, x->nd > 1, e, &out);
-        break;
-    case 2:
-        call = "add_slice (extreme)";
-        st = field & 1   ? lg_graph_add_slice(g, in, 0, e, 1, &out)
-             : field & 2 ? lg_graph_add_slice(g, in, 0, 0, e, &out)
-                         : lg_graph_add_slice(g, in, fz_xint(f), 0, 1, &out);
-        break;
-    case 3: { /* pool: 1-tap max, one geometry field extreme */
-        lg_pool_params p;
-        memset(&p, 0, sizeof p);
-        p.alg = LG_POOL_MAX;
-        for (int k = 0; k < 3; k++) p.kernel[k] = p.strides[k] = 1;
-        int64_t *fields[5] = {p.kernel, p.strides, p.dilates, p.pad_l, p.pad_r};
-        fields[(field >> 2) % 5][d] = e;
-        call = "add_pool (extreme)";
-        st = lg_graph_add_pool(g, in, &p, &out);
-        break;
-    }
-    case 4: { /* reshape: one target dim extreme (the others x's) */
-        int64_t rd[LG_MAX_NDIMS];
-        memcpy(rd, x->dims, sizeof rd);
-        rd[field % x->nd] = e;
-        call = "add_reshape (extreme)";
-        st = lg_graph_add_reshape(g, in, field & 0x80 ? fz_xint(f) : x->nd, rd, &out);
-        break;
-    }
-    default: { /* a quantising reorder with an extreme scale mask */
-        lg_attr *a;
-        if (lg_attr_create(&a) != LG_OK) break;
-        call = "attr_set_scales / add_reorder_attr (extreme)";
-        st = lg_attr_set_scales(a, LG_ARG_SRC, fz_xint(f));
-        if (st == LG_OK) {
-            int64_t one = 1;
-            lg_md smd;
-            lg_value sv;
-            lg_md_init_tag(&smd, 1, &one, LG_F32, "a");
-            lg_md_init_tag(&md, x->nd, x->dims, LG_S8, &"abcdefghijkl"[12 - x->nd]);
-            if (lg_graph_add_input(g, "s", &smd, &sv) == LG_OK) {
-                lg_reorder_operands o = {sv, LG_NO_VALUE, LG_NO_VALUE, LG_NO_VALUE, LG_NO_VALUE};
-                st = lg_graph_add_reorder_attr(g, in, &md, a, &o, &out);
-            }
-        }
-        lg_attr_destroy(a);
-        break;
-    }
-    }
-    trace("extreme %d field %d value %lld: %s\n", which, field, (long long)e, lg_status_str(st));
-    if (st != LG_OK) {
-        if (!lg_last_error()[0]) fz_fail(T, "%s: %s without a message", call, lg_status_str(st));
-        if (st != LG_INVALID_ARGUMENT && st != LG_INVALID_GRAPH && st != LG_UNIMPLEMENTED &&
-            st != LG_OUT_OF_MEMORY)
-            fz_fail(T, "%s: %s (%s)", call, lg_status_str(st), lg_last_error());
-    } else if (out != LG_NO_VALUE) {
-        const lg_md *om = &g->vals[out].md;
-        for (int k = 0; k < om->ndims; k++)
-            if (om->dims[k] < 0)
-                fz_fail(T, "%s: accepted with a result dim %lld", call, (long long)om->dims[k]);
-    }
-    lg_graph_destroy(g);
 }
 
 /* Does every value reach an output (what compile requires)? */
@@ -617,7 +509,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         default:
             /* One output in eight: a builder call with an extreme parameter. */
             if ((fz_u8(&f) & 7) == 7)
-                op_extreme(s);
+                gf_extreme(s->f, &s->v[pick(s, false)]);
             else
                 op_output(s, pick(s, false), true);
             break;

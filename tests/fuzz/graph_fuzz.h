@@ -1,5 +1,6 @@
 /* The graph fuzz target's state (tests/fuzz/fuzz_graph.c builds the graph,
- * graph_run.c compiles, executes and checks it). */
+ * graph_run.c compiles, executes and checks it, graph_extreme.c makes the
+ * calls with extreme parameters). */
 #ifndef LG_TESTS_FUZZ_GRAPH_FUZZ_H
 #define LG_TESTS_FUZZ_GRAPH_FUZZ_H
 
@@ -57,5 +58,14 @@ void *gf_pack(const lg_md *md, const gm_value *v);
  * first fail_at ones of compile, and of the first execution, fails (then
  * LG_OUT_OF_MEMORY is the only acceptable failure). */
 void gf_compile_and_run(gstate *s, lg_strategy st, bool valid, int64_t fail_at);
+
+/* One builder call with an extreme parameter from the bytes, on a scratch
+ * graph whose input is shaped like x (graph_extreme.c states the calls and
+ * their properties). */
+void gf_extreme(fz *f, const gm_value *x);
+
+/* With LG_FUZZ_TRACE=1 in the environment, print to stderr (every builder
+ * call, to read a failing input); else nothing. */
+void gf_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif /* LG_TESTS_FUZZ_GRAPH_FUZZ_H */

@@ -1,9 +1,11 @@
 /* Quantising reorder nodes (lg_graph_add_reorder_attr): f32 -> s8 with
- * per-channel scales and a zero point -> f32 again, and a reorder with a sum,
- * against hand-computed truths (power-of-two scales make every step exact,
- * so the truth is the formula in double precision), under every strategy,
- * with the constant-folding pass on and off, with the arrays as constants
- * and as inputs bound at execution; and the builder's refusals. */
+ * per-channel scales and a zero point -> f32 again; f32 -> bf16 with
+ * per-channel scales -> f32 again (bit for bit against a hand-written
+ * round-to-nearest-even, planted ties and denormals); a reorder with a sum,
+ * against hand-computed truths (s8: power-of-two scales make every step
+ * exact, so the truth is the formula in double precision), under every
+ * strategy, with the constant-folding pass on and off, with the arrays as
+ * constants and as inputs bound at execution; and the builder's refusals. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
@@ -115,6 +117,129 @@ Test(graph_quant, s8_round_trip_per_channel) {
                 }
     t_free(&x);
     t_free(&want);
+}
+
+/* bf16: per-channel scales that are not powers of two, so that the
+ * conversion rounds; channel 5 (scale 1) carries planted ties and f32
+ * denormals. */
+static const float bscales[6] = {0.3f, 1.7f, 3.0f, 0.11f, 7.5f, 1.0f};
+static const uint32_t planted[6] = {
+    0x3f808000u, /* 1 + 2^-8: halfway between 1 and 1 + 2^-7, to even (1) */
+    0x3f818000u, /* 1 + 3 * 2^-8: halfway, to even (1 + 2^-6) */
+    0xbf808000u, /* -(1 + 2^-8): to -1 */
+    0x00012345u, /* an f32 denormal: down */
+    0x0001c000u, /* an f32 denormal: up */
+    0x3f80ffffu, /* just below halfway up: 1 + 2^-7 */
+};
+
+/* x rounded to the nearest bf16 (returned as an f32), ties to the even
+ * mantissa: the two bf16 neighbours of x are its bits cut to the top 16
+ * (towards zero) and the next bf16 away from zero; the distances are exact
+ * in double. x finite and below bf16's largest value. */
+static float bf16_rne(float x) {
+    uint32_t u, lo, hi;
+    memcpy(&u, &x, sizeof u);
+    lo = u & 0xffff0000u;
+    hi = lo + 0x10000u;
+    float flo, fhi;
+    memcpy(&flo, &lo, sizeof flo);
+    memcpy(&fhi, &hi, sizeof fhi);
+    double d = fabs((double)x), below = d - fabs((double)flo), above = fabs((double)fhi) - d;
+    if (below != above) return below < above ? flo : fhi;
+    return (lo >> 16) & 1 ? fhi : flo;
+}
+
+/* x (f32 nchw) -> bf16 in `tag` (dst scales per channel: q = bf16(f32(1 /
+ * s_c) * x), the contract's (scale_src / scale_dst) * src in f32) -> f32
+ * nchw (the same array as src scales: y = f32(s_c * q)) -> y; q is an
+ * output too. The scales are a constant, or the input "s" when `bound`. */
+static lg_graph *bf16_graph(const char *tag, bool bound) {
+    lg_graph *g;
+    cr_assert_eq(lg_graph_create(&g), LG_OK);
+    lg_md xmd = md_tag(4, dims, "nchw"), q = md_type(4, dims, LG_BF16, tag);
+    int64_t six = 6;
+    lg_md smd = md_type(1, &six, LG_F32, "a");
+    lg_value x, s, xq, y;
+    cr_assert_eq(lg_graph_add_input(g, "x", &xmd, &x), LG_OK);
+    if (bound)
+        cr_assert_eq(lg_graph_add_input(g, "s", &smd, &s), LG_OK);
+    else
+        cr_assert_eq(lg_graph_add_constant(g, "s", &smd, bscales, &s), LG_OK, "%s",
+                     lg_last_error());
+    lg_attr *aq, *ad;
+    cr_assert_eq(lg_attr_create(&aq), LG_OK);
+    cr_assert_eq(lg_attr_create(&ad), LG_OK);
+    cr_assert_eq(lg_attr_set_scales(aq, LG_ARG_DST, 1 << 1), LG_OK);
+    cr_assert_eq(lg_attr_set_scales(ad, LG_ARG_SRC, 1 << 1), LG_OK);
+    lg_reorder_operands oq = {LG_NO_VALUE, s, LG_NO_VALUE, LG_NO_VALUE, LG_NO_VALUE};
+    lg_reorder_operands od = {s, LG_NO_VALUE, LG_NO_VALUE, LG_NO_VALUE, LG_NO_VALUE};
+    cr_assert_eq(lg_graph_add_reorder_attr(g, x, &q, aq, &oq, &xq), LG_OK, "%s", lg_last_error());
+    cr_assert_eq(lg_graph_add_reorder_attr(g, xq, &xmd, ad, &od, &y), LG_OK, "%s", lg_last_error());
+    lg_attr_destroy(aq);
+    lg_attr_destroy(ad);
+    cr_assert_eq(lg_graph_add_output(g, xq, "q", tag), LG_OK, "%s", lg_last_error());
+    cr_assert_eq(lg_graph_add_output(g, y, "y", "nchw"), LG_OK);
+    return g;
+}
+
+Test(graph_quant, bf16_round_trip_per_channel) {
+    lg_rng r = {10};
+    tensor x = t_rand(4, dims, &r, -40, 40), wq = t_new(4, dims), wy = t_new(4, dims);
+    for (int i = 0; i < 6; i++)
+        memcpy(&x.d[75 + i], &planted[i], sizeof(float)); /* [0, 5, 0..1, *] */
+    int64_t idx[LG_MAX_NDIMS];
+    for (int64_t i = 0; i < t_count(&x); i++) {
+        t_index(&x, i, idx);
+        const float sc = bscales[idx[1]], f = 1.0f / sc;
+        wq.d[i] = bf16_rne(f * x.d[i]);
+        wy.d[i] = sc * wq.d[i];
+    }
+    const char *tags[2] = {"nchw", "nhwc"};
+    for (int b = 0; b < 2; b++)
+        for (int t = 0; t < 2; t++)
+            for (int st = 0; st < 3; st++)
+                for (int fold = 0; fold < 2; fold++) {
+                    char what[96];
+                    snprintf(what, sizeof what, "bound %d, bf16 %s, %s, fold %d", b, tags[t],
+                             strategy_name((lg_strategy)st), fold);
+                    lg_graph *g = bf16_graph(tags[t], b);
+                    lg_plan *p = compile_with(g, (lg_strategy)st, fold ? NULL : "fold_constants");
+                    lg_md xmd, qmd, ymd;
+                    cr_assert_eq(lg_plan_query_md(p, "x", &xmd), LG_OK, "%s", lg_last_error());
+                    cr_assert_eq(lg_plan_query_md(p, "q", &qmd), LG_OK, "%s", lg_last_error());
+                    cr_assert_eq(lg_plan_query_md(p, "y", &ymd), LG_OK, "%s", lg_last_error());
+                    cr_assert_eq(qmd.dtype, LG_BF16);
+                    void *xb = t_pack(&x, &xmd), *qb = t_garbage(&qmd), *yb = t_garbage(&ymd);
+                    float s[6];
+                    memcpy(s, bscales, sizeof s);
+                    lg_binding in[2] = {{"x", xb}, {"s", s}}, out[2] = {{"q", qb}, {"y", yb}};
+                    cr_assert_eq(lg_plan_execute(p, b ? 2 : 1, in, 2, out), LG_OK, "%s: %s", what,
+                                 lg_last_error());
+                    tensor y = t_unpack(&ymd, yb);
+                    for (int64_t i = 0; i < t_count(&x); i++) {
+                        t_index(&x, i, idx);
+                        uint16_t got = ((const uint16_t *)qb)[lg_md_offset(&qmd, idx)];
+                        uint32_t want;
+                        memcpy(&want, &wq.d[i], sizeof want);
+                        cr_expect_eq(got, want >> 16, "%s: q[%lld] = 0x%04x, want 0x%04x", what,
+                                     (long long)i, got, want >> 16);
+                    }
+                    cr_expect_eq(memcmp(y.d, wy.d, (size_t)t_count(&y) * sizeof(float)), 0,
+                                 "%s: y differs from s_c * q", what);
+                    /* Both conversions run (nothing merges them). */
+                    lg_plan_stats ps;
+                    cr_assert_eq(lg_plan_stats_get(p, &ps), LG_OK);
+                    cr_expect_geq(ps.runtime_reorders, 2, "%s", what);
+                    t_free(&y);
+                    free(xb);
+                    free(qb);
+                    free(yb);
+                    lg_plan_destroy(p);
+                    lg_graph_destroy(g);
+                }
+    t_free(&x);
+    t_free(&wq);
+    t_free(&wy);
 }
 
 /* A constant quantised and dequantised at compile time, then added to x:

@@ -360,6 +360,17 @@ Test(concat, bad_input) {
     m[1] = bad;
     expect_err(lg_concat_create(&k, 1, 2, m, NULL), LG_INVALID_ARGUMENT, fn, "srcs[1]");
     cr_assert_null(k);
+    /* Sources valid alone whose axis dims sum past INT64_MAX (was signed
+     * overflow), or whose result passes it in bytes. */
+    int64_t h[3] = {1, (int64_t)1 << 62, 1}, q[3] = {1, (int64_t)1 << 60, 1};
+    lg_md big[2];
+    cr_assert_eq(lg_md_init_tag(&big[0], 3, h, LG_S8, "abc"), LG_OK, "%s", lg_last_error());
+    big[1] = big[0];
+    expect_err(lg_concat_create(&k, 1, 2, big, NULL), LG_INVALID_ARGUMENT, fn, "overflow int64");
+    cr_assert_eq(lg_md_init_tag(&big[0], 3, q, LG_F32, "abc"), LG_OK, "%s", lg_last_error());
+    big[1] = big[0];
+    expect_err(lg_concat_create(&k, 1, 2, big, NULL), LG_INVALID_ARGUMENT, fn, "in bytes");
+    cr_assert_null(k);
     /* Executing with a source missing, or at the wrong argument. */
     cr_assert_eq(lg_concat_create(&k, 1, 2, s, &d), LG_OK, "%s", lg_last_error());
     float x[120], y[120], z[240];

@@ -1,10 +1,12 @@
-/* The hostile-input sweep, graph half: builder parameters, value ids,
+/* The hostile-input sweep, graph half: builder parameters (conv, shuffle,
+ * eltwise, binary; concat, softmax, inner product, batchnorm), value ids,
  * compile options (strategies, thread counts, pass lists) and plan
  * execution (binding counts, names, odd addresses), each from the extreme
  * values of extremes.h. See test_sweep.c for the rules every case obeys. */
 #include "robustness/extremes.h"
 #include "robustness/sweep.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 /* x (nchw f32 1x8x6x6) -> conv 3x3 -> relu -> y. */
@@ -118,6 +120,232 @@ Test(robustness, graph_builders) {
     }
     lg_graph_destroy(g);
     sweep_report("graph builders");
+}
+
+/* An "any" input of dims `dims` and type dt, or LG_NO_VALUE when the md
+ * constructor or the graph refuses the dims (each a case of its own). */
+static lg_value sweep_input(lg_graph *g, int nd, const int64_t *dims, lg_dtype dt,
+                            const char *what) {
+    static int count;
+    char name[32];
+    snprintf(name, sizeof name, "v%d", count++);
+    lg_md m;
+    lg_value v;
+    if (sweep_check(lg_md_init_tag(&m, nd, dims, dt, "any"), "lg_md_init_tag", "dims", what) !=
+        LG_OK)
+        return LG_NO_VALUE;
+    if (sweep_check(lg_graph_add_input(g, name, &m, &v), "lg_graph_add_input", "md", what) != LG_OK)
+        return LG_NO_VALUE;
+    return v;
+}
+
+/* A case whose answer is known from the contract: `bad` ones refused with
+ * LG_INVALID_ARGUMENT (LG_INVALID_GRAPH where operands of a node do not fit
+ * each other), the others accepted. The message was checked by sweep_check. */
+static void sweep_expect(lg_status s, bool bad, const char *what) {
+    if (bad)
+        cr_assert(s == LG_INVALID_ARGUMENT || s == LG_INVALID_GRAPH, "%s: %s (%s), not a refusal",
+                  what, lg_status_str(s), lg_last_error());
+    else
+        cr_assert_eq(s, LG_OK, "%s: %s (%s)", what, lg_status_str(s), lg_last_error());
+}
+
+/* Does n x `per` elements of esize bytes fit int64 bytes (the size every md
+ * must have)? */
+static bool bytes_fit(int64_t per, int n, int64_t esize) {
+    return per <= INT64_MAX / n / esize;
+}
+
+/* lg_graph_add_concat: the axis, the source count, and sources whose axis
+ * dims (each valid alone) sum past INT64_MAX or whose result passes it in
+ * bytes, directly and through the tree of more than five sources. */
+static void sweep_concat(lg_graph *g, lg_value vx) {
+    char what[160];
+    lg_value v, many[LG_CONCAT_MAX_SRCS];
+    for (int i = 0; i < LG_CONCAT_MAX_SRCS; i++) many[i] = vx;
+    for (int i = 0; i < LG_NXINT; i++) {
+        const int a = lg_xint[i];
+        snprintf(what, sizeof what, "concat axis %d", a);
+        sweep_expect(sweep_check(lg_graph_add_concat(g, a, 2, many, &v), "lg_graph_add_concat",
+                                 "axis", what),
+                     a < 0 || a >= 4, what);
+        snprintf(what, sizeof what, "concat n %d", a);
+        sweep_expect(
+            sweep_check(lg_graph_add_concat(g, 1, a, many, &v), "lg_graph_add_concat", "n =", what),
+            a < 1 || a > LG_CONCAT_MAX_SRCS, what);
+    }
+    const lg_dtype dts[2] = {LG_S8, LG_F32};
+    for (int t = 0; t < 2; t++) {
+        const int64_t es = (int64_t)lg_dtype_size(dts[t]);
+        lg_value c[LG_NX64];
+        for (int i = 0; i < LG_NX64; i++) {
+            int64_t cd[3] = {1, lg_x64[i], 1};
+            snprintf(what, sizeof what, "%s src of axis dim %lld", lg_dtype_str(dts[t]),
+                     (long long)lg_x64[i]);
+            c[i] = sweep_input(g, 3, cd, dts[t], what);
+            cr_assert_eq(c[i] != LG_NO_VALUE, lg_x64[i] >= 0 && bytes_fit(lg_x64[i], 1, es), "%s",
+                         what);
+        }
+        for (int i = 0; i < LG_NX64; i++)
+            for (int j = 0; j < LG_NX64; j++) {
+                if (c[i] == LG_NO_VALUE || c[j] == LG_NO_VALUE) continue;
+                const int64_t a = lg_x64[i], b = lg_x64[j];
+                lg_value pair[2] = {c[i], c[j]}, six[6] = {c[i], c[j], c[i], c[j], c[i], c[j]};
+                bool fit2 = a <= INT64_MAX / es - b, fit6 = a <= (INT64_MAX / es) / 3 - b;
+                bool zero = a == 0 || b == 0;
+                snprintf(what, sizeof what, "concat of %s axis dims %lld + %lld",
+                         lg_dtype_str(dts[t]), (long long)a, (long long)b);
+                const char *words = "overflow|dim";
+                sweep_expect(sweep_check(lg_graph_add_concat(g, 1, 2, pair, &v),
+                                         "lg_graph_add_concat", words, what),
+                             zero || !fit2, what);
+                snprintf(what, sizeof what, "concat of %s axis dims 3 x (%lld + %lld)",
+                         lg_dtype_str(dts[t]), (long long)a, (long long)b);
+                sweep_expect(sweep_check(lg_graph_add_concat(g, 1, 6, six, &v),
+                                         "lg_graph_add_concat", words, what),
+                             zero || !fit6, what);
+            }
+    }
+}
+
+/* lg_graph_add_softmax: the axis, the algorithm, sources with an extreme dim. */
+static void sweep_softmax(lg_graph *g, lg_value vx) {
+    char what[160];
+    lg_value v;
+    for (int i = 0; i < LG_NXINT; i++) {
+        const int a = lg_xint[i];
+        snprintf(what, sizeof what, "softmax axis %d", a);
+        sweep_expect(sweep_check(lg_graph_add_softmax(g, vx, LG_SOFTMAX, a, &v),
+                                 "lg_graph_add_softmax", "axis", what),
+                     a < 0 || a >= 4, what);
+        snprintf(what, sizeof what, "softmax alg %d", a);
+        sweep_expect(sweep_check(lg_graph_add_softmax(g, vx, (lg_softmax_alg)a, 1, &v),
+                                 "lg_graph_add_softmax", "alg", what),
+                     a != LG_SOFTMAX && a != LG_LOGSOFTMAX, what);
+    }
+    for (int i = 0; i < LG_NX64; i++)
+        for (int d = 0; d < 2; d++) {
+            int64_t sd[2] = {3, 3};
+            sd[d] = lg_x64[i];
+            snprintf(what, sizeof what, "softmax of a src with dims[%d] = %lld", d,
+                     (long long)lg_x64[i]);
+            lg_value s = sweep_input(g, 2, sd, LG_F32, what);
+            if (s == LG_NO_VALUE) continue;
+            sweep_expect(sweep_check(lg_graph_add_softmax(g, s, LG_SOFTMAX, 1 - d, &v),
+                                     "lg_graph_add_softmax", "dims", what),
+                         lg_x64[i] < 1, what);
+        }
+}
+
+/* lg_graph_add_inner_product: OC, each weights dim, the bias length and the
+ * batch at the extremes, src 2 x 16 x 5 x 5. */
+static void sweep_inner_product(lg_graph *g, lg_value vx) {
+    char what[160];
+    lg_value v;
+    const char *fn = "lg_graph_add_inner_product";
+    int64_t w4[4] = {4, 16, 5, 5}, w2[2] = {4, 16};
+    lg_value vw = sweep_input(g, 4, w4, LG_F32, "weights"),
+             vw2 = sweep_input(g, 2, w2, LG_F32, "w2");
+    cr_assert(vw != LG_NO_VALUE && vw2 != LG_NO_VALUE);
+    sweep_expect(lg_graph_add_inner_product(g, vx, vw, LG_NO_VALUE, &v), false, "ip");
+    for (int i = 0; i < LG_NX64; i++) {
+        const int64_t e = lg_x64[i];
+        for (int d = 0; d < 4; d++) {
+            int64_t wd[4] = {4, 16, 5, 5};
+            wd[d] = e;
+            snprintf(what, sizeof what, "inner product weights dims[%d] = %lld", d, (long long)e);
+            lg_value w = sweep_input(g, 4, wd, LG_F32, what);
+            if (w == LG_NO_VALUE) continue;
+            bool bad = d == 0 ? e < 1 : e != w4[d];
+            sweep_expect(sweep_check(lg_graph_add_inner_product(g, vx, w, LG_NO_VALUE, &v), fn,
+                                     "OC|weights|overflow", what),
+                         bad, what);
+        }
+        snprintf(what, sizeof what, "inner product bias of %lld", (long long)e);
+        lg_value b = sweep_input(g, 1, &e, LG_F32, what);
+        if (b != LG_NO_VALUE)
+            sweep_expect(
+                sweep_check(lg_graph_add_inner_product(g, vx, vw, b, &v), fn, "bias", what), e != 4,
+                what);
+        int64_t sd[2] = {e, 16};
+        snprintf(what, sizeof what, "inner product of batch %lld", (long long)e);
+        lg_value s = sweep_input(g, 2, sd, LG_F32, what);
+        if (s != LG_NO_VALUE)
+            sweep_expect(sweep_check(lg_graph_add_inner_product(g, s, vw2, LG_NO_VALUE, &v), fn,
+                                     "src|dst|overflow", what),
+                         e < 1, what);
+    }
+    /* The largest OC whose weights fit in int64 bytes: the blocked layout the
+     * kernel picks for "any" weights pads OC past it. Refused or accepted
+     * (with plain weights), never an overflow. */
+    for (int64_t oc = INT64_MAX / (16 * 5 * 5 * 4); oc > INT64_MAX / (16 * 5 * 5 * 4) - 16; oc--) {
+        int64_t wd[4] = {oc, 16, 5, 5};
+        snprintf(what, sizeof what, "inner product OC %lld", (long long)oc);
+        lg_value w = sweep_input(g, 4, wd, LG_F32, what);
+        cr_assert_neq(w, LG_NO_VALUE, "%s", what);
+        lg_status s = sweep_check(lg_graph_add_inner_product(g, vx, w, LG_NO_VALUE, &v), fn,
+                                  "OC|weights|overflow", what);
+        if (s != LG_OK) sweep_expect(s, true, what);
+    }
+}
+
+/* lg_graph_add_batchnorm: the epsilon, each statistic's length, the channel
+ * count, src 2 x 16 x 5 x 5. */
+static void sweep_batchnorm(lg_graph *g, lg_value vx) {
+    char what[160];
+    lg_value v;
+    const char *fn = "lg_graph_add_batchnorm";
+    int64_t c16 = 16;
+    lg_value st[4];
+    for (int k = 0; k < 4; k++) {
+        st[k] = sweep_input(g, 1, &c16, LG_F32, "statistic");
+        cr_assert_neq(st[k], LG_NO_VALUE);
+    }
+    const float eps[] = LG_XFLOAT_LIST;
+    for (size_t i = 0; i < sizeof eps / sizeof eps[0]; i++) {
+        snprintf(what, sizeof what, "batchnorm epsilon %g", (double)eps[i]);
+        sweep_expect(sweep_check(lg_graph_add_batchnorm(g, vx, st[0], st[1], st[2], st[3], eps[i],
+                                                        i & 1, &v),
+                                 fn, "epsilon", what),
+                     !(eps[i] >= 0.0f) || isinf(eps[i]), what);
+    }
+    static const char *const names[4] = {"mean", "variance", "gamma", "beta"};
+    for (int i = 0; i < LG_NX64; i++) {
+        const int64_t e = lg_x64[i];
+        snprintf(what, sizeof what, "batchnorm statistic of %lld", (long long)e);
+        lg_value s = sweep_input(g, 1, &e, LG_F32, what);
+        for (int k = 0; s != LG_NO_VALUE && k < 4; k++) {
+            lg_value a[4] = {st[0], st[1], st[2], st[3]};
+            a[k] = s;
+            snprintf(what, sizeof what, "batchnorm %s of %lld", names[k], (long long)e);
+            sweep_expect(
+                sweep_check(lg_graph_add_batchnorm(g, vx, a[0], a[1], a[2], a[3], 1e-5f, false, &v),
+                            fn, names[k], what),
+                e != 16, what);
+        }
+        /* A src of e channels with statistics of e values. */
+        int64_t sd[3] = {1, e, 2};
+        snprintf(what, sizeof what, "batchnorm of %lld channels", (long long)e);
+        lg_value x = sweep_input(g, 3, sd, LG_F32, what);
+        if (s == LG_NO_VALUE || x == LG_NO_VALUE) continue;
+        sweep_expect(sweep_check(lg_graph_add_batchnorm(g, x, s, s, s, s, 1e-5f, true, &v), fn,
+                                 "dims", what),
+                     e < 1, what);
+    }
+}
+
+Test(robustness, graph_layer_builders) {
+    lg_graph *g;
+    cr_assert_eq(lg_graph_create(&g), LG_OK);
+    int64_t xd[4] = {2, 16, 5, 5};
+    lg_value vx = sweep_input(g, 4, xd, LG_F32, "x");
+    cr_assert_neq(vx, LG_NO_VALUE);
+    sweep_concat(g, vx);
+    sweep_softmax(g, vx);
+    sweep_inner_product(g, vx);
+    sweep_batchnorm(g, vx);
+    lg_graph_destroy(g);
+    sweep_report("graph layer builders");
 }
 
 Test(robustness, compile_and_execute) {

@@ -5,6 +5,7 @@
  * one family (plain, channels last, channel-blocked), each with vector code.
  * A relu after it (alpha 0) fuses into the kernel's LG_BNORM_FUSE_RELU. */
 #include "graph/graph.h"
+#include "primitives/bnorm/bnorm.h"
 #include "primitives/eltwise/eltwise.h"
 
 #include <math.h>
@@ -88,6 +89,17 @@ static bool batchnorm_accepts_post(const lg__node *node, const lg_md *in, const 
            post[0].alpha == 0.0f;
 }
 
+/* The vector rows (lg__bnorm_query's answer) for the flags create gives. */
+static bool batchnorm_runs_fast(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
+                                const lg__post_op *post) {
+    (void)post;
+    unsigned flags = node->p.batchnorm.flags | (npost ? LG_BNORM_FUSE_RELU : 0u);
+    lg__bnorm_pd pd;
+    bool fast = false;
+    return lg__bnorm_query(&in[0], out, node->p.batchnorm.eps, flags, NULL, &pd, &fast) == LG_OK &&
+           fast;
+}
+
 static lg_status batchnorm_create(const lg__node *node, const lg_md *in, const lg_md *out,
                                   int npost, const lg__post_op *post, lg_kernel **k) {
     (void)post;
@@ -115,6 +127,7 @@ const lg__node_ops lg__node_batchnorm_ops = {
     .candidates = batchnorm_candidates,
     .channel_affine = batchnorm_channel_affine,
     .accepts_post = batchnorm_accepts_post,
+    .runs_fast = batchnorm_runs_fast,
     .create = batchnorm_create,
     .describe = batchnorm_describe,
 };

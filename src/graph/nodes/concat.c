@@ -6,12 +6,15 @@
  * blocked or row paths; OPTIMAL weighs L against the inputs' and readers'
  * layouts. */
 #include "graph/graph.h"
+#include "primitives/concat/concat.h"
 
 #include <stdio.h>
 #include <string.h>
 
-/* Check srcs (count n) of axis against each other; the result's md into
- * *out (when non-NULL). Errors name `where`, node `index` and srcs[i]. */
+/* Check srcs (count n) of axis against each other as lg_concat_create
+ * does (every dim >= 1, equal off the axis, the result's axis dim and bytes
+ * within int64); the result's md into *out (when non-NULL). Errors name
+ * `where`, node `index` and srcs[i]. */
 static lg_status check_srcs(int n, const lg_md *in, int axis, int index, const char *where,
                             lg_md *out) {
     const lg_md *s0 = &in[0];
@@ -27,13 +30,29 @@ static lg_status check_srcs(int n, const lg_md *in, int axis, int index, const c
                              "node %d (concat): srcs[%d] is %s with %d dims, srcs[0] %s with %d",
                              index, i, lg_dtype_str(m->dtype), m->ndims, lg_dtype_str(s0->dtype),
                              s0->ndims);
-        for (int d = 0; d < s0->ndims; d++)
+        for (int d = 0; d < s0->ndims; d++) {
+            if (m->dims[d] < 1)
+                return lg__error(LG_INVALID_ARGUMENT, where,
+                                 "node %d (concat): srcs[%d] dim %d is %lld (must be >= 1)", index,
+                                 i, d, (long long)m->dims[d]);
             if (d != axis && m->dims[d] != s0->dims[d])
                 return lg__error(LG_INVALID_ARGUMENT, where,
                                  "node %d (concat): srcs[%d] dim %d is %lld, srcs[0]'s %lld", index,
                                  i, d, (long long)m->dims[d], (long long)s0->dims[d]);
-        total += m->dims[axis];
+        }
+        if (!lg__add_ok(total, m->dims[axis], &total))
+            return lg__error(LG_INVALID_ARGUMENT, where,
+                             "node %d (concat): the sources' dims on axis %d overflow int64 at "
+                             "srcs[%d]",
+                             index, axis, i);
     }
+    int64_t bytes = (int64_t)lg_dtype_size(s0->dtype);
+    for (int d = 0; d < s0->ndims; d++)
+        if (!lg__mul_ok(bytes, d == axis ? total : s0->dims[d], &bytes))
+            return lg__error(LG_INVALID_ARGUMENT, where,
+                             "node %d (concat): the result (%lld on axis %d) overflows int64 in "
+                             "bytes",
+                             index, (long long)total, axis);
     if (out) {
         *out = *s0;
         out->dims[axis] = out->padded_dims[axis] = total;
@@ -83,6 +102,19 @@ static int concat_candidates(const lg__node *node, const lg_md *in, const lg_md 
     return no;
 }
 
+/* The blocked, rows or views copy paths (lg__cc_fast). */
+static bool concat_runs_fast(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
+                             const lg__post_op *post) {
+    (void)npost, (void)post;
+    lg__cc_pd *pd;
+    size_t psize;
+    if (lg__concat_query(node->p.concat.axis, node->nin, in, out, NULL, &pd, &psize) != LG_OK)
+        return false;
+    bool fast = lg__cc_fast(pd);
+    lg__free(pd);
+    return fast;
+}
+
 static lg_status concat_create(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
                                const lg__post_op *post, lg_kernel **k) {
     (void)npost, (void)post;
@@ -106,6 +138,7 @@ const lg__node_ops lg__node_concat_ops = {
     .layout_none = lg__layout_all_plain,
     .layout_greedy = concat_greedy,
     .candidates = concat_candidates,
+    .runs_fast = concat_runs_fast,
     .create = concat_create,
     .describe = concat_describe,
 };

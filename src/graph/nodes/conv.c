@@ -235,6 +235,13 @@ static lg_status conv_create(const lg__node *node, const lg_md *in, const lg_md 
                           &attr);
 }
 
+static bool conv_runs_fast(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
+                           const lg__post_op *post) {
+    struct lg_attr attr;
+    attr_of(npost, post, &attr);
+    return lg__conv_fast(&node->p.conv, &in[0], &in[1], node->nin > 2 ? &in[2] : NULL, out, &attr);
+}
+
 /* "k:3x3 stride:1x1 pad:1x1/1x1 groups:1 post:+relu+sum" (spatial dims only). */
 static void conv_describe(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
                           const lg__post_op *post, char *buf, size_t len) {
@@ -291,6 +298,7 @@ const lg__node_ops lg__node_conv_ops = {
     .absorb_affine = conv_absorb_affine,
     .accepts_post = conv_accepts_post,
     .as_run = conv_as_run,
+    .runs_fast = conv_runs_fast,
     .create = conv_create,
     .describe = conv_describe,
 };

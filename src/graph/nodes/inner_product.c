@@ -25,18 +25,20 @@ static lg_status ip_infer(const lg__node *node, const lg_md *in, int index, lg_m
                           const char *where) {
     lg_md src = any_of(&in[0]), wei = any_of(&in[1]), bias, dst;
     if (node->nin > 2) bias = any_of(&in[2]);
-    int64_t dd[2] = {in[0].dims[0], in[1].dims[0]};
+    /* The kernel's own checks; its errors read "<where>: node <index>
+     * (inner_product): ...", operands that do not fit each other
+     * LG_INVALID_GRAPH. */
+    char w[128];
+    snprintf(w, sizeof w, "%s: node %d (inner_product)", where, index);
+    memset(&dst, 0, sizeof dst);
+    dst.ndims = 2;
+    dst.dtype = in[0].dtype;
+    dst.format_kind = LG_FMT_ANY;
+    dst.dims[0] = dst.padded_dims[0] = in[0].dims[0];
+    dst.dims[1] = dst.padded_dims[1] = in[1].dims[0];
     lg__ip_pd pd;
-    lg_status s = lg_md_init_tag(&dst, 2, dd, in[0].dtype, "any");
-    if (s == LG_OK)
-        s = lg__ip_query(&src, &wei, node->nin > 2 ? &bias : NULL, &dst, NULL, where, &pd);
-    if (s != LG_OK) {
-        char why[512];
-        lg__why(why, sizeof why);
-        const char *msg = strstr(why, ": ");
-        return lg__error(s == LG_INVALID_ARGUMENT ? LG_INVALID_GRAPH : s, where,
-                         "node %d (inner_product): %s", index, msg ? msg + 2 : why);
-    }
+    lg_status s = lg__ip_query(&src, &wei, node->nin > 2 ? &bias : NULL, &dst, NULL, w, &pd);
+    if (s != LG_OK) return s == LG_INVALID_ARGUMENT ? LG_INVALID_GRAPH : s;
     *out = dst;
     return LG_OK;
 }

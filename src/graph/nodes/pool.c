@@ -71,6 +71,15 @@ static bool pool_accepts_post(const lg__node *node, const lg_md *in, const lg_md
     return lg__pool_create_post(NULL, &node->p.pool, &in[0], out, npost, post, NULL) == LG_OK;
 }
 
+/* The vector paths (lg__pool_query's answer), running the post-ops too. */
+static bool pool_runs_fast(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
+                           const lg__post_op *post) {
+    lg__pool_pd pd;
+    bool fast = false;
+    return lg__pool_query(&node->p.pool, &in[0], out, NULL, &pd, &fast) == LG_OK && fast &&
+           lg__pool_create_post(NULL, &node->p.pool, &in[0], out, npost, post, NULL) == LG_OK;
+}
+
 static lg_status pool_create(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
                              const lg__post_op *post, lg_kernel **k) {
     return lg__pool_create_post(k, &node->p.pool, &in[0], out, npost, post, "lg_pool_create");
@@ -111,6 +120,7 @@ const lg__node_ops lg__node_pool_ops = {
     .candidates = pool_candidates,
     .cost = pool_cost,
     .accepts_post = pool_accepts_post,
+    .runs_fast = pool_runs_fast,
     .create = pool_create,
     .describe = pool_describe,
 };

@@ -125,6 +125,16 @@ static int reorder_candidates(const lg__node *node, const lg_md *in, const lg_md
     return ni;
 }
 
+/* The fast engine's copy and transpose jobs (lg__reorder_fast). */
+static bool reorder_runs_fast(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
+                              const lg__post_op *post) {
+    (void)npost, (void)post;
+    struct lg_attr a;
+    node_attr(node, &a);
+    lg__reorder_pd pd;
+    return lg__reorder_query(&in[0], out, &a, NULL, &pd) == LG_OK && lg__reorder_fast(&pd);
+}
+
 static lg_status reorder_create(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
                                 const lg__post_op *post, lg_kernel **k) {
     (void)npost, (void)post;
@@ -158,6 +168,7 @@ const lg__node_ops lg__node_reorder_ops = {
     .layout_none = reorder_layout,
     .layout_greedy = reorder_layout,
     .candidates = reorder_candidates,
+    .runs_fast = reorder_runs_fast,
     .create = reorder_create,
     .describe = reorder_describe,
 };

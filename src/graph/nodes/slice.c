@@ -2,6 +2,7 @@
  * per part) and their hooks. Memory-bound: it keeps its input's layout
  * (GREEDY), or runs in one layout for input and result (OPTIMAL). */
 #include "graph/graph.h"
+#include "primitives/concat/concat.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -26,6 +27,20 @@ static lg_status slice_infer(const lg__node *node, const lg_md *in, int index, l
     return LG_OK;
 }
 
+/* The blocked, rows or views copy paths (lg__cc_fast). */
+static bool slice_runs_fast(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
+                            const lg__post_op *post) {
+    (void)npost, (void)post;
+    lg__cc_pd *pd;
+    size_t psize;
+    if (lg__slice_query(node->p.slice.axis, node->p.slice.start, &in[0], out, NULL, &pd, &psize) !=
+        LG_OK)
+        return false;
+    bool fast = lg__cc_fast(pd);
+    lg__free(pd);
+    return fast;
+}
+
 static lg_status slice_create(const lg__node *node, const lg_md *in, const lg_md *out, int npost,
                               const lg__post_op *post, lg_kernel **k) {
     (void)npost, (void)post;
@@ -47,6 +62,7 @@ const lg__node_ops lg__node_slice_ops = {
     .layout_none = lg__layout_all_plain,
     .layout_greedy = lg__layout_keep,
     .candidates = lg__candidates_same_layout,
+    .runs_fast = slice_runs_fast,
     .create = slice_create,
     .describe = slice_describe,
 };

@@ -73,6 +73,29 @@ static void bnorm_destroy(lg_kernel *k) {
 
 static const lg__kernel_ops bnorm_ops = {bnorm_execute, bnorm_destroy};
 
+/* The vector rows' views of src and dst into job->v and job->dv; true
+ * when the vector code runs them (one layout family, the same sizes). */
+static bool plan_job(const lg__bnorm_pd *pd, lg__bnorm_job *job) {
+    lg__chview_init(&pd->src, &job->v);
+    lg__chview_init(&pd->dst, &job->dv);
+    /* Rows of whole h x w planes where h continues w densely (aBcd8b, nchw)
+     * in src and dst and enough planes remain for the threads: one loop
+     * over the plane, not one row per h (an aBcd8b row at 56 x 56 is only
+     * 56 vectors). */
+    lg__chview *v = &job->v, *u = &job->dv;
+    if (v->kind != LG_CH_OTHER && v->ss[1] == v->sp[2] * v->ss[2] &&
+        u->ss[1] == u->sp[2] * u->ss[2] && v->n * v->ncb * v->sp[0] >= 64) {
+        v->sp[2] *= v->sp[1];
+        v->sp[1] = 1;
+        u->sp[2] *= u->sp[1];
+        u->sp[1] = 1;
+    }
+    bool geom = v->kind != LG_CH_OTHER && v->kind == u->kind && v->run == u->run && v->c == u->c &&
+                v->n == u->n && v->ncb == u->ncb;
+    for (int i = 0; i < 3; i++) geom = geom && v->sp[i] == u->sp[i];
+    return geom;
+}
+
 static lg_status build_bnorm(const void *problem, lg_kernel **out) {
     const lg__bnorm_pd *pd = problem;
     lg_kernel *k = lg__kernel_new(LG_KIND_BNORM, &bnorm_ops, sizeof(bnorm_data));
@@ -81,25 +104,8 @@ static lg_status build_bnorm(const void *problem, lg_kernel **out) {
     b->pd = *pd;
     b->job.pd = &b->pd;
     b->n = lg__md_nelems_padded(&pd->src);
-    lg__chview_init(&pd->src, &b->job.v);
-    lg__chview_init(&pd->dst, &b->job.dv);
-    /* Rows of whole h x w planes where h continues w densely (aBcd8b, nchw)
-     * in src and dst and enough planes remain for the threads: one loop
-     * over the plane, not one row per h (an aBcd8b row at 56 x 56 is only
-     * 56 vectors). */
-    lg__chview *v = &b->job.v, *u = &b->job.dv;
-    if (v->kind != LG_CH_OTHER && v->ss[1] == v->sp[2] * v->ss[2] &&
-        u->ss[1] == u->sp[2] * u->ss[2] && v->n * v->ncb * v->sp[0] >= 64) {
-        v->sp[2] *= v->sp[1];
-        v->sp[1] = 1;
-        u->sp[2] *= u->sp[1];
-        u->sp[1] = 1;
-    }
     lg__isa isa = lg__cpu_isa();
-    bool geom = v->kind != LG_CH_OTHER && v->kind == u->kind && v->run == u->run && v->c == u->c &&
-                v->n == u->n && v->ncb == u->ncb;
-    for (int i = 0; i < 3; i++) geom = geom && v->sp[i] == u->sp[i];
-    bool fast = isa != LG_ISA_SCALAR && geom;
+    bool fast = plan_job(&b->pd, &b->job) && isa != LG_ISA_SCALAR;
     if (fast) {
         b->rows = isa == LG_ISA_AVX512 ? lg__bnorm_rows_avx512 : lg__bnorm_rows_avx2;
         snprintf(k->impl, sizeof k->impl, "bnorm:%s:%s", lg__isa_name(isa),
@@ -138,51 +144,63 @@ static bool float_type(lg_dtype dt) {
     return dt == LG_F32 || dt == LG_BF16 || dt == LG_F16;
 }
 
-lg_status lg_bnorm_create(lg_kernel **k, const lg_md *src, const lg_md *dst, float epsilon,
-                          unsigned flags) {
-    if (!k) return BN_ERR(LG_INVALID_ARGUMENT, "kernel pointer is NULL");
-    *k = NULL;
-    if (!src) return BN_ERR(LG_INVALID_ARGUMENT, "src md is NULL");
-    LG_CHECK(lg__md_check(src, "lg_bnorm_create", "src md"));
-    if (lg_md_is_any(src)) return BN_ERR(LG_INVALID_ARGUMENT, "src md is 'any'");
+lg_status lg__bnorm_query(const lg_md *src, const lg_md *dst, float epsilon, unsigned flags,
+                          const char *where, lg__bnorm_pd *out, bool *fast) {
+#define Q_ERR(status, ...) lg__error((status), where, __VA_ARGS__)
+    if (!src) return Q_ERR(LG_INVALID_ARGUMENT, "src md is NULL");
+    LG_CHECK(lg__md_check(src, where, "src md"));
+    if (lg_md_is_any(src)) return Q_ERR(LG_INVALID_ARGUMENT, "src md is 'any'");
     if (src->ndims < 2 || src->ndims > 5)
-        return BN_ERR(LG_UNIMPLEMENTED, "src md has %d dims (batch normalization takes 2 to 5)",
-                      src->ndims);
+        return Q_ERR(LG_UNIMPLEMENTED, "src md has %d dims (batch normalization takes 2 to 5)",
+                     src->ndims);
     for (int d = 0; d < src->ndims; d++)
         if (src->dims[d] < 1)
-            return BN_ERR(LG_INVALID_ARGUMENT, "src md dim %d is %lld (must be >= 1)", d,
-                          (long long)src->dims[d]);
+            return Q_ERR(LG_INVALID_ARGUMENT, "src md dim %d is %lld (must be >= 1)", d,
+                         (long long)src->dims[d]);
     if (!float_type(src->dtype))
-        return BN_ERR(LG_UNIMPLEMENTED, "src md is %s (batch normalization takes f32, bf16, f16)",
-                      lg_dtype_str(src->dtype));
+        return Q_ERR(LG_UNIMPLEMENTED, "src md is %s (batch normalization takes f32, bf16, f16)",
+                     lg_dtype_str(src->dtype));
     if (flags & ~(unsigned)(LG_BNORM_USE_SCALE | LG_BNORM_USE_SHIFT | LG_BNORM_FUSE_RELU))
-        return BN_ERR(LG_INVALID_ARGUMENT, "flags 0x%x has unknown bits", flags);
+        return Q_ERR(LG_INVALID_ARGUMENT, "flags 0x%x has unknown bits", flags);
     if (!(epsilon >= 0.0f) || epsilon == (float)INFINITY)
-        return BN_ERR(LG_INVALID_ARGUMENT, "epsilon %g is not a finite value >= 0",
-                      (double)epsilon);
+        return Q_ERR(LG_INVALID_ARGUMENT, "epsilon %g is not a finite value >= 0", (double)epsilon);
     lg__bnorm_pd pd;
     memset(&pd, 0, sizeof pd);
     pd.eps = epsilon;
     pd.flags = flags;
     lg__md_canon(src, &pd.src);
     if (!dst || lg_md_is_any(dst)) {
-        if (dst) LG_CHECK(lg__md_check(dst, "lg_bnorm_create", "dst md"));
+        if (dst) LG_CHECK(lg__md_check(dst, where, "dst md"));
         bool same = !dst || (dst->ndims == src->ndims && dst->dtype == src->dtype);
         for (int d = 0; same && dst && d < src->ndims; d++) same = dst->dims[d] == src->dims[d];
         if (!same)
-            return BN_ERR(LG_INVALID_ARGUMENT,
-                          "dst md ('any') differs from src md in dims or type");
+            return Q_ERR(LG_INVALID_ARGUMENT, "dst md ('any') differs from src md in dims or type");
         pd.dst = pd.src;
     } else {
-        LG_CHECK(lg__md_check(dst, "lg_bnorm_create", "dst md"));
+        LG_CHECK(lg__md_check(dst, where, "dst md"));
         bool same = dst->ndims == src->ndims;
         for (int d = 0; same && d < src->ndims; d++) same = dst->dims[d] == src->dims[d];
-        if (!same) return BN_ERR(LG_INVALID_ARGUMENT, "dst md dims differ from src md's");
+        if (!same) return Q_ERR(LG_INVALID_ARGUMENT, "dst md dims differ from src md's");
         if (!float_type(dst->dtype))
-            return BN_ERR(LG_UNIMPLEMENTED,
-                          "dst md is %s (batch normalization takes f32, bf16, f16)",
-                          lg_dtype_str(dst->dtype));
+            return Q_ERR(LG_UNIMPLEMENTED,
+                         "dst md is %s (batch normalization takes f32, bf16, f16)",
+                         lg_dtype_str(dst->dtype));
         lg__md_canon(dst, &pd.dst);
     }
+    if (fast) {
+        lg__bnorm_job job;
+        *fast = plan_job(&pd, &job) && lg__cpu_isa() != LG_ISA_SCALAR;
+    }
+    *out = pd;
+    return LG_OK;
+#undef Q_ERR
+}
+
+lg_status lg_bnorm_create(lg_kernel **k, const lg_md *src, const lg_md *dst, float epsilon,
+                          unsigned flags) {
+    if (!k) return BN_ERR(LG_INVALID_ARGUMENT, "kernel pointer is NULL");
+    *k = NULL;
+    lg__bnorm_pd pd;
+    LG_CHECK(lg__bnorm_query(src, dst, epsilon, flags, "lg_bnorm_create", &pd, NULL));
     return lg__cache_get(LG_KIND_BNORM, &pd, sizeof pd, build_bnorm, k);
 }

@@ -14,6 +14,14 @@ typedef struct lg__bnorm_pd {
     uint32_t flags; /* LG_BNORM_USE_SCALE | LG_BNORM_USE_SHIFT | LG_BNORM_FUSE_RELU */
 } lg__bnorm_pd;
 
+/* lg_bnorm_create without creating: validate (errors name `where`; NULL:
+ * quiet, nothing recorded), resolve dst "any" (src's layout) and fill the
+ * cache key *pd; *fast (may be NULL) tells whether vector code runs these
+ * layouts (else the reference). */
+LG_INTERNAL lg_status lg__bnorm_query(const lg_md *src, const lg_md *dst, float epsilon,
+                                      unsigned flags, const char *where, lg__bnorm_pd *pd,
+                                      bool *fast);
+
 /* The per-channel statistics of one execution (scale / shift NULL when the
  * flags do not ask for them). */
 typedef struct lg__bnorm_stats {

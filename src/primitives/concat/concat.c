@@ -14,6 +14,7 @@
 #include "primitives/concat/concat.h"
 
 #include "primitives/cache.h"
+#include "primitives/reorder/reorder.h"
 
 #include <omp.h>
 #include <stdio.h>
@@ -202,24 +203,53 @@ static bool rows_plan(const lg__cc_pd *pd, cc_data *c) {
     return true;
 }
 
-/* Views path: one reorder per piece, from src's range to dst's. */
-static bool views_plan(const lg__cc_pd *pd, cc_data *c) {
+/* Piece p's place in src (*sv) and in dst (*dv) as views; false when
+ * lg_md_submemory cannot describe one. */
+static bool piece_views(const lg__cc_pd *pd, const lg__cc_piece *pc, int p, lg_md *sv, lg_md *dv) {
     const int ax = pd->axis;
+    const lg_md *sm = &pd->src[pd->slice ? 0 : p];
+    int64_t dims[LG_MAX_NDIMS], off[LG_MAX_NDIMS] = {0};
+    memcpy(dims, sm->dims, sizeof dims);
+    dims[ax] = pc[p].len;
+    *sv = *sm;
+    off[ax] = pc[p].s0;
+    if (pd->slice && lg__md_submemory(sm, dims, off, sv, NULL) != LG_OK) return false;
+    off[ax] = pc[p].d0;
+    return lg__md_submemory(&pd->dst, dims, off, dv, NULL) == LG_OK;
+}
+
+/* Views path: one reorder per piece, from src's range to dst's (the
+ * kernel's own, not cached). */
+static bool views_plan(const lg__cc_pd *pd, cc_data *c) {
     c->views = lg__calloc((size_t)pd->n, sizeof *c->views);
     if (!c->views) return false;
     for (int p = 0; p < pd->n; p++) {
-        const lg_md *sm = &pd->src[pd->slice ? 0 : p];
-        int64_t dims[LG_MAX_NDIMS], off[LG_MAX_NDIMS] = {0};
-        memcpy(dims, sm->dims, sizeof dims);
-        dims[ax] = c->pc[p].len;
-        lg_md sv = *sm, dv;
-        off[ax] = c->pc[p].s0;
-        if (pd->slice && lg_md_submemory(sm, dims, off, &sv) != LG_OK) return false;
-        off[ax] = c->pc[p].d0;
-        if (lg_md_submemory(&pd->dst, dims, off, &dv) != LG_OK) return false;
-        if (lg_reorder_create(&c->views[p], &sv, &dv, NULL) != LG_OK) return false;
+        lg_md sv, dv;
+        if (!piece_views(pd, c->pc, p, &sv, &dv) ||
+            lg__reorder_create_owned(&c->views[p], &sv, &dv) != LG_OK)
+            return false;
     }
     return true;
+}
+
+bool lg__cc_fast(const lg__cc_pd *pd) {
+    cc_data c;
+    memset(&c, 0, sizeof c);
+    c.pc = lg__calloc((size_t)pd->n, sizeof *c.pc);
+    if (!c.pc) return false;
+    lg__cc_pieces(pd, c.pc);
+    bool fast = true;
+    if (lg__cc_blocked_plan(pd, c.pc, &c.blk))
+        lg__cc_blocked_free(&c.blk);
+    else if (!rows_plan(pd, &c))
+        for (int p = 0; p < pd->n && fast; p++) { /* views_plan, its reorders asked */
+            lg_md sv, dv;
+            lg__reorder_pd rp;
+            fast = piece_views(pd, c.pc, p, &sv, &dv) &&
+                   lg__reorder_query(&sv, &dv, NULL, NULL, &rp) == LG_OK;
+        }
+    lg__free(c.pc);
+    return fast;
 }
 
 static lg_status build_cc(const void *problem, lg_kernel **out) {
@@ -328,10 +358,9 @@ static lg_status check_src(const lg_md *m, const char *what, const char *where) 
     return LG_OK;
 }
 
-lg_status lg_concat_create(lg_kernel **k, int axis, int n, const lg_md *srcs, const lg_md *dst) {
-    static const char where[] = "lg_concat_create";
-    if (!k) return lg__error(LG_INVALID_ARGUMENT, where, "k (kernel pointer) is NULL");
-    *k = NULL;
+lg_status lg__concat_query(int axis, int n, const lg_md *srcs, const lg_md *dst, const char *where,
+                           lg__cc_pd **out, size_t *psize) {
+    *out = NULL;
     if (n < 1 || n > LG_CONCAT_MAX_SRCS)
         return lg__error(LG_INVALID_ARGUMENT, where, "n = %d is outside 1..%d", n,
                          LG_CONCAT_MAX_SRCS);
@@ -362,25 +391,46 @@ lg_status lg_concat_create(lg_kernel **k, int axis, int n, const lg_md *srcs, co
                                  "srcs[%d] dim %d is %lld, srcs[0]'s %lld (only the axis %d may "
                                  "differ)",
                                  i, d, (long long)m->dims[d], (long long)s0->dims[d], axis);
-        dims[axis] += m->dims[axis];
+        if (!lg__add_ok(dims[axis], m->dims[axis], &dims[axis]))
+            return lg__error(LG_INVALID_ARGUMENT, where,
+                             "the sources' dims on axis %d overflow int64 at srcs[%d]", axis, i);
     }
-    size_t psize = sizeof(lg__cc_pd) + (size_t)n * sizeof(lg_md);
-    lg__cc_pd *pd = lg__calloc(1, psize);
+    int64_t bytes = (int64_t)lg_dtype_size(s0->dtype);
+    for (int d = 0; d < s0->ndims; d++)
+        if (!lg__mul_ok(bytes, dims[d], &bytes))
+            return lg__error(LG_INVALID_ARGUMENT, where,
+                             "the result (%lld on axis %d) overflows int64 in bytes",
+                             (long long)dims[axis], axis);
+    *psize = sizeof(lg__cc_pd) + (size_t)n * sizeof(lg_md);
+    lg__cc_pd *pd = lg__calloc(1, *psize);
     if (!pd) return lg__error(LG_OUT_OF_MEMORY, where, "cannot allocate the problem");
     pd->axis = axis;
     pd->n = n;
     for (int i = 0; i < n; i++) lg__md_canon(&srcs[i], &pd->src[i]);
     lg_status s = check_dst(dst, s0, dims, where, &pd->dst);
-    if (s == LG_OK) s = lg__cache_get(LG_KIND_CONCAT, pd, psize, build_cc, k);
+    if (s != LG_OK) {
+        lg__free(pd);
+        return s;
+    }
+    *out = pd;
+    return LG_OK;
+}
+
+lg_status lg_concat_create(lg_kernel **k, int axis, int n, const lg_md *srcs, const lg_md *dst) {
+    static const char where[] = "lg_concat_create";
+    if (!k) return lg__error(LG_INVALID_ARGUMENT, where, "k (kernel pointer) is NULL");
+    *k = NULL;
+    lg__cc_pd *pd;
+    size_t psize;
+    LG_CHECK(lg__concat_query(axis, n, srcs, dst, where, &pd, &psize));
+    lg_status s = lg__cache_get(LG_KIND_CONCAT, pd, psize, build_cc, k);
     lg__free(pd);
     return s;
 }
 
-lg_status lg_slice_create(lg_kernel **k, int axis, int64_t start, const lg_md *src,
-                          const lg_md *dst) {
-    static const char where[] = "lg_slice_create";
-    if (!k) return lg__error(LG_INVALID_ARGUMENT, where, "k (kernel pointer) is NULL");
-    *k = NULL;
+lg_status lg__slice_query(int axis, int64_t start, const lg_md *src, const lg_md *dst,
+                          const char *where, lg__cc_pd **out, size_t *psize) {
+    *out = NULL;
     if (!src) return lg__error(LG_INVALID_ARGUMENT, where, "src is NULL");
     if (!dst) return lg__error(LG_INVALID_ARGUMENT, where, "dst is NULL (its dims give the range)");
     LG_CHECK(check_src(src, "src", where));
@@ -399,8 +449,8 @@ lg_status lg_slice_create(lg_kernel **k, int axis, int64_t start, const lg_md *s
     int64_t dims[LG_MAX_NDIMS];
     memcpy(dims, src->dims, sizeof dims);
     dims[axis] = len;
-    size_t psize = sizeof(lg__cc_pd) + sizeof(lg_md);
-    lg__cc_pd *pd = lg__calloc(1, psize);
+    *psize = sizeof(lg__cc_pd) + sizeof(lg_md);
+    lg__cc_pd *pd = lg__calloc(1, *psize);
     if (!pd) return lg__error(LG_OUT_OF_MEMORY, where, "cannot allocate the problem");
     pd->slice = 1;
     pd->axis = axis;
@@ -408,7 +458,23 @@ lg_status lg_slice_create(lg_kernel **k, int axis, int64_t start, const lg_md *s
     pd->start = start;
     lg__md_canon(src, &pd->src[0]);
     lg_status s = check_dst(dst, src, dims, where, &pd->dst);
-    if (s == LG_OK) s = lg__cache_get(LG_KIND_SLICE, pd, psize, build_cc, k);
+    if (s != LG_OK) {
+        lg__free(pd);
+        return s;
+    }
+    *out = pd;
+    return LG_OK;
+}
+
+lg_status lg_slice_create(lg_kernel **k, int axis, int64_t start, const lg_md *src,
+                          const lg_md *dst) {
+    static const char where[] = "lg_slice_create";
+    if (!k) return lg__error(LG_INVALID_ARGUMENT, where, "k (kernel pointer) is NULL");
+    *k = NULL;
+    lg__cc_pd *pd;
+    size_t psize;
+    LG_CHECK(lg__slice_query(axis, start, src, dst, where, &pd, &psize));
+    lg_status s = lg__cache_get(LG_KIND_SLICE, pd, psize, build_cc, k);
     lg__free(pd);
     return s;
 }

@@ -20,6 +20,20 @@ typedef struct lg__cc_pd {
     lg_md src[];
 } lg__cc_pd;
 
+/* lg_concat_create / lg_slice_create without creating: validate as they
+ * do (errors name `where`; NULL: quiet, nothing recorded), resolve dst
+ * "any" and allocate the cache key into *pd (*psize bytes; the caller
+ * lg__free-s it; NULL on failure). */
+LG_INTERNAL lg_status lg__concat_query(int axis, int n, const lg_md *srcs, const lg_md *dst,
+                                       const char *where, lg__cc_pd **pd, size_t *psize);
+LG_INTERNAL lg_status lg__slice_query(int axis, int64_t start, const lg_md *src, const lg_md *dst,
+                                      const char *where, lg__cc_pd **pd, size_t *psize);
+
+/* True if the kernel of pd would copy on the blocked, rows or views path,
+ * not the reference: asked of the same planners, nothing created or
+ * cached (the views path's reorders asked through lg__reorder_query). */
+LG_INTERNAL bool lg__cc_fast(const lg__cc_pd *pd);
+
 /* Piece i of pd: src i (0 for a slice) range [s0, s0 + len) -> dst [d0, ...). */
 typedef struct lg__cc_piece {
     int64_t s0, d0, len;

@@ -82,6 +82,13 @@ LG_INTERNAL double lg__conv_flops(const lg_md *src, const lg_md *wei, const lg_m
 LG_INTERNAL const char *lg__conv_path(const lg_conv_params *p, const lg_md *src, const lg_md *wei,
                                       const lg_md *bias, const lg_md *dst);
 
+/* True if lg_conv_create(p, src, wei, bias, dst, attr) would succeed and
+ * its kernel run vector code (an impl other than "...ref"; a typed or
+ * quantised conv: its f32 inner kernel's), asked as lg__conv_path asks:
+ * nothing created or cached, no message recorded. */
+LG_INTERNAL bool lg__conv_fast(const lg_conv_params *p, const lg_md *src, const lg_md *wei,
+                               const lg_md *bias, const lg_md *dst, const lg_attr *attr);
+
 /* The output size *out along spatial dim i (of nsp) for input size `in` and
  * kernel size k: (in + pad_l + pad_r - ((k - 1) * (dilate + 1) + 1)) / stride
  * + 1, checking stride >= 1, dilate >= 0, padding >= 0, k >= 1, that the

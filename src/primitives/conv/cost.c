@@ -4,6 +4,7 @@
  * without a kernel. */
 #include "primitives/conv/conv.h"
 
+#include "primitives/conv/quant.h"
 #include "primitives/conv/wino.h"
 
 #include <string.h>
@@ -115,4 +116,35 @@ const char *lg__conv_path(const lg_conv_params *p, const lg_md *src, const lg_md
     memo[slot].pd = asked;
     memo[slot].path = path;
     return path;
+}
+
+bool lg__conv_fast(const lg_conv_params *p, const lg_md *src, const lg_md *wei, const lg_md *bias,
+                   const lg_md *dst, const lg_attr *attr) {
+    if (lg__convq_wanted(src, wei, bias, dst, attr)) {
+        /* build_convq: an f32 conv of q.f's mds, no bias, no attributes. */
+        lg__convq_pd q;
+        if (lg__convq_query(p, src, wei, bias, dst, attr, NULL, &q) != LG_OK) return false;
+        if (lg__md_nelems(&q.dst) == 0) return true; /* "conv:empty:..." */
+        lg_conv_params f;
+        memset(&f, 0, sizeof f);
+        f.groups = q.f.groups;
+        for (int i = 0; i < q.f.nsp; i++) {
+            f.strides[i] = q.f.strides[i];
+            f.dilates[i] = q.f.dilates[i];
+            f.pad_l[i] = q.f.pad_l[i];
+            f.pad_r[i] = q.f.pad_r[i];
+        }
+        return lg__conv_fast(&f, &q.f.src, &q.f.wei, NULL, &q.f.dst, NULL);
+    }
+    lg__conv_kernel c;
+    memset(&c, 0, sizeof c);
+    if (lg__conv_query(p, src, wei, bias, dst, attr, NULL, &c.pd) != LG_OK) return false;
+    lg__conv_shape_of(&c.pd, &c.s);
+    if (lg__md_nelems(&c.pd.dst) > 0 && wino_vl(&c)) return true;
+    /* Without Winograd (as lg__conv_path): its plan is not built to ask. */
+    c.pd.alg = LG_CONV_DIRECT;
+    if (lg__conv_plan(&c) != LG_OK) return false;
+    bool fast = !strstr(c.impl, "ref");
+    lg__conv_plan_free(&c);
+    return fast;
 }

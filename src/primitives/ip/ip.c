@@ -267,10 +267,15 @@ static lg_status check_shapes(const lg_md *src, const lg_md *wei, const lg_md *b
     return LG_OK;
 }
 
-/* Resolve md into out: "any" takes `tag`, anything else is copied. */
-static lg_status resolve(const lg_md *md, const char *tag, lg_md *out) {
+/* Resolve md (the `name` md) into out: "any" takes `tag`, anything else is
+ * copied. Errors name `where` (NULL: quiet). */
+static lg_status resolve(const lg_md *md, const char *tag, const char *name, const char *where,
+                         lg_md *out) {
     lg_md r = *md;
-    if (lg_md_is_any(md)) LG_CHECK(lg_md_init_tag(&r, md->ndims, md->dims, md->dtype, tag));
+    if (lg_md_is_any(md) && lg__md_init_tag(&r, md->ndims, md->dims, md->dtype, tag, NULL) != LG_OK)
+        return IP_ERR(LG_INVALID_ARGUMENT,
+                      "%s md 'any' cannot take layout %s (its padded size overflows int64)", name,
+                      tag);
     lg__md_canon(&r, out);
     return LG_OK;
 }
@@ -293,14 +298,14 @@ lg_status lg__ip_query(const lg_md *src, const lg_md *weights, const lg_md *bias
     int nd = src->ndims;
     char tag[LG_TAG_MAX + 1], wtag[LG_TAG_MAX + 1];
     src_tag(isa, nd, tag);
-    LG_CHECK(resolve(src, tag, &pd.src));
+    LG_CHECK(resolve(src, tag, "src", where, &pd.src));
     if (isa == LG_ISA_SCALAR || !lg__ip_weights_tag(&pd.src, isa_block(isa), wtag))
         plain_tag(nd, wtag);
-    LG_CHECK(resolve(weights, wtag, &pd.wei));
-    LG_CHECK(resolve(dst, "ab", &pd.dst));
+    LG_CHECK(resolve(weights, wtag, "weights", where, &pd.wei));
+    LG_CHECK(resolve(dst, "ab", "dst", where, &pd.dst));
     if (bias) {
         pd.has_bias = 1;
-        LG_CHECK(resolve(bias, "a", &pd.bias));
+        LG_CHECK(resolve(bias, "a", "bias", where, &pd.bias));
     }
     lg__attr_copy_post(attr, &pd.npost, pd.post);
     *out = pd;

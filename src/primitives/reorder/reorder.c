@@ -233,6 +233,21 @@ lg_status lg__reorder_query(const lg_md *src, const lg_md *dst, const struct lg_
     return LG_OK;
 }
 
+lg_status lg__reorder_create_owned(lg_kernel **k, const lg_md *src, const lg_md *dst) {
+    lg__reorder_pd pd;
+    LG_CHECK(lg__reorder_query(src, dst, NULL, "lg_reorder_create", &pd));
+    return build_reorder(&pd, k);
+}
+
+bool lg__reorder_fast(const lg__reorder_pd *pd) {
+    void *plan = NULL;
+    const char *impl = NULL;
+    if (lg__reorder_fast_init(pd, lg__cpu_isa(), &plan, &impl) != LG_OK) return false;
+    bool fast = !strstr(impl, "generic");
+    lg__reorder_fast_destroy(plan);
+    return fast;
+}
+
 lg_status lg_reorder_create(lg_kernel **k, const lg_md *src, const lg_md *dst,
                             const lg_attr *attr) {
     if (!k) return LG_ERROR(LG_INVALID_ARGUMENT, "kernel pointer is NULL");

@@ -38,6 +38,17 @@ LG_INTERNAL lg_status lg__reorder_query(const lg_md *src, const lg_md *dst,
                                         const struct lg_attr *attr, const char *where,
                                         lg__reorder_pd *pd);
 
+/* lg_reorder_create(k, src, dst, NULL) for a kernel another kernel owns
+ * (a concat's or slice's views path): the same kernel, built outside the
+ * cache, so that the cache holds only the kernels plans and users ask for
+ * and an owner's parts are its own. Released with lg_kernel_destroy. */
+LG_INTERNAL lg_status lg__reorder_create_owned(lg_kernel **k, const lg_md *src, const lg_md *dst);
+
+/* True if the kernel of pd (lg__reorder_query's) would run the fast engine
+ * on one of its copy or transpose jobs, not the reference or its generic
+ * job: its plan is built and freed, no kernel created or cached. */
+LG_INTERNAL bool lg__reorder_fast(const lg__reorder_pd *pd);
+
 /* Run-time arguments. Scale and zero-point arrays are NULL when their mask is
  * -1; otherwise they hold one value per index combination of the mask's dims
  * (per group on a grouped dim), row-major over those dims in increasing dim
