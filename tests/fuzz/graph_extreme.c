@@ -103,8 +103,11 @@ static void reorder_call(fz *f, lg_graph *g, const gm_value *x, lg_value in) {
               mask) == LG_OK) {
         int64_t one = 1;
         lg_md md;
+        memset(&md, 0, sizeof md); /* a refused init leaves it untouched: zeroed, then invalid */
         lg_value sv = input(g, "s", 1, &one, LG_F32, mask), out = LG_NO_VALUE;
-        lg_md_init_tag(&md, x->nd, x->dims, LG_S8, &"abcdefghijkl"[12 - x->nd]);
+        char tag[LG_MAX_NDIMS + 1] = {0}; /* plain: the first nd letters */
+        for (int k = 0; k < x->nd && k < LG_MAX_NDIMS; k++) tag[k] = (char)('a' + k);
+        lg_md_init_tag(&md, x->nd, x->dims, LG_S8, tag);
         if (sv != LG_NO_VALUE) {
             lg_reorder_operands o = {sv, LG_NO_VALUE, LG_NO_VALUE, LG_NO_VALUE, LG_NO_VALUE};
             check(g, lg_graph_add_reorder_attr(g, in, &md, a, &o, &out),
