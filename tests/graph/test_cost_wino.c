@@ -55,8 +55,9 @@ static const char *path_of(int64_t n, int64_t c, int64_t oc, int64_t h, int64_t 
 }
 
 /* The path named agrees with the kernel's impl (lg_conv_create) and with
- * the rule of LG_CONV_AUTO: >= 32 channels in and out, >= 8 tiles of 4x4,
- * one group, stride 1, blocked or channels-last activations. */
+ * the rule of LG_CONV_AUTO: >= 32 channels in and out, >= 8 tiles of 4x4
+ * at 8 lanes (>= 32 and one per 4096 IC x OC at 16), one group, stride 1,
+ * blocked or channels-last activations. */
 Test(cost_wino, path_is_the_kernels) {
     if (lg__cpu_isa() < LG_ISA_AVX2) cr_skip_test("no AVX2: no Winograd path");
     const char *blk = lg__cpu_isa() >= LG_ISA_AVX512 ? "nChw16c" : "nChw8c";
@@ -64,7 +65,8 @@ Test(cost_wino, path_is_the_kernels) {
     cr_expect_str_eq(path_of(1, 64, 64, 56, 1, 1, "nhwc", LG_CONV_AUTO), "wino");
     cr_expect_str_eq(path_of(1, 64, 64, 56, 1, 1, blk, LG_CONV_DIRECT), "direct");
     cr_expect_str_eq(path_of(1, 64, 64, 56, 1, 1, blk, LG_CONV_WINOGRAD), "wino");
-    /* 512 @ 7x7: 4 tiles at N = 1 (direct), 64 at N = 16 (Winograd). */
+    /* 512 @ 7x7: 4 tiles at N = 1 (direct), 64 at N = 16 (Winograd, both
+     * rules). */
     cr_expect_str_eq(path_of(1, 512, 512, 7, 1, 1, blk, LG_CONV_AUTO), "direct");
     cr_expect_str_eq(path_of(16, 512, 512, 7, 1, 1, blk, LG_CONV_AUTO), "wino");
     /* Stride 2, groups, few channels: direct; plain: not Winograd. */

@@ -281,29 +281,39 @@ Test(conv_wino, auto_choice) {
     lg__cpu_set_isa_cap(-1);
 }
 
-/* The AUTO rule's tile threshold (lg__conv_wino_auto): 8 output tiles of
- * 4x4 and 32 channels on each side, whatever the channel count beyond. */
+/* The AUTO rule (lg__conv_wino_auto). 8 lanes: 8 output tiles of 4x4 and
+ * 32 channels on each side, whatever the channel count beyond. 16 lanes:
+ * 32 tiles and one per 4096 IC x OC (the break-evens measured on an
+ * AVX-512 host, docs/performance.md). */
 Test(conv_wino, auto_rule) {
     static const struct {
         int64_t n, ch, hw;
-        bool wino;
+        bool wino8, wino16;
     } cases[] = {
-        {1, 512, 7, false}, /* 4 tiles: U streamed for too little work at 2 threads */
-        {2, 512, 7, true},  /* 8 tiles */
-        {1, 256, 14, true}, /* 16 tiles */
-        {1, 64, 56, true},  {1, 2048, 8, false}, /* 4 tiles, whatever the channels */
-        {1, 32, 12, true},                       /* 9 tiles */
-        {1, 31, 16, false},                      /* channels below 32: not measured */
-        {2, 64, 5, true},                        /* 2 x 2 x 2 = 8 tiles, partial ones included */
-        {1, 64, 5, false},                       /* 4 */
+        {1, 512, 7, false, false}, /* 4 tiles: U streamed for too little work */
+        {2, 512, 7, true, false},  /* 8 tiles */
+        {8, 512, 7, true, false},  /* 32 tiles: 16 lanes need 64 at 512 channels */
+        {16, 512, 7, true, true},  /* 64 tiles */
+        {1, 256, 14, true, false}, /* 16 tiles */
+        {2, 256, 14, true, true},  /* 32 tiles */
+        {1, 128, 28, true, true},  /* 49 tiles */
+        {1, 64, 56, true, true},   {1, 2048, 8, false, false}, /* 4 tiles, whatever the channels */
+        {1, 32, 12, true, false},                              /* 9 tiles */
+        {1, 31, 16, false, false},                             /* channels below 32: not measured */
+        {2, 64, 5, true, false},  /* 2 x 2 x 2 = 8 tiles, partial ones included */
+        {8, 64, 5, true, true},   /* 32 */
+        {1, 64, 5, false, false}, /* 4 */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         lg__conv_shape s;
         memset(&s, 0, sizeof s);
         s.n = cases[i].n, s.ic = s.oc = cases[i].ch, s.oh = s.ow = cases[i].hw;
         s.kh = s.kw = 3, s.sh = s.sw = 1;
-        cr_expect_eq(lg__conv_wino_auto(&s), cases[i].wino, "N %lld, %lld@%lldx%lld",
+        cr_expect_eq(lg__conv_wino_auto(&s, 8), cases[i].wino8, "8 lanes: N %lld, %lld@%lldx%lld",
                      (long long)s.n, (long long)s.ic, (long long)s.oh, (long long)s.ow);
+        cr_expect_eq(lg__conv_wino_auto(&s, 16), cases[i].wino16,
+                     "16 lanes: N %lld, %lld@%lldx%lld", (long long)s.n, (long long)s.ic,
+                     (long long)s.oh, (long long)s.ow);
     }
 }
 

@@ -78,11 +78,11 @@ static uint64_t hash_pd(const lg__conv_pd *pd) {
  * pointwise, then Winograd, then the direct paths. Asked without building
  * the Winograd plan (its transformed weights are 4x the weights). */
 static int wino_vl(const lg__conv_kernel *c) {
-    if (c->pd.alg != LG_CONV_WINOGRAD && !(c->pd.alg == LG_CONV_AUTO && lg__conv_wino_auto(&c->s)))
-        return 0;
+    if (c->pd.alg != LG_CONV_WINOGRAD && c->pd.alg != LG_CONV_AUTO) return 0;
     lg__isa isa = lg__cpu_isa();
     for (int vl = 16; vl >= 8; vl /= 2) {
         if ((vl == 16 && isa < LG_ISA_AVX512) || isa < LG_ISA_AVX2) continue;
+        if (c->pd.alg == LG_CONV_AUTO && !lg__conv_wino_auto(&c->s, vl)) continue;
         if (lg__conv_wino_fits(&c->pd, &c->s, vl, NULL, 0)) return vl;
     }
     return 0;

@@ -54,7 +54,7 @@ lg_status lg__conv_plan(lg__conv_kernel *c) {
         }
         if (pw_oom) return LG_OUT_OF_MEMORY;
         if ((c->pd.alg == LG_CONV_WINOGRAD ||
-             (c->pd.alg == LG_CONV_AUTO && lg__conv_wino_auto(&c->s))) &&
+             (c->pd.alg == LG_CONV_AUTO && lg__conv_wino_auto(&c->s, vl))) &&
             lg__conv_wino_fits(&c->pd, &c->s, vl, NULL, 0)) {
             lg__conv_wino *w = NULL;
             if (lg__conv_wino_plan(c, vl, &w) != LG_OK) return LG_OUT_OF_MEMORY;

@@ -79,25 +79,28 @@ lg_status lg__conv_wino_check(const lg__conv_pd *pd, const char *where) {
                      why);
 }
 
-bool lg__conv_wino_auto(const lg__conv_shape *s) {
+bool lg__conv_wino_auto(const lg__conv_shape *s, int vl) {
     /* In a network every layer's weights come cold from memory (the other
      * layers' weights evicted them), and Winograd reads its transformed
      * weights U (36 x IC x OC floats, 4x the weights' bytes) once per tile
      * block where the direct path reads its weights once. U's bytes and the
      * multiply-adds saved per 4x4 output tile (144 - 36 per IC x OC) both
-     * scale with IC x OC, so the break-even is a number of tiles whatever
-     * the channels: tiles x (time saved per tile) > time to stream U.
-     * Measured with cold caches through plans (bench_wino cold, one thread,
-     * docs/performance.md "Winograd 3x3"): Winograd 1.6x faster already at
-     * 4 tiles (512@7x7, N = 1: 36 MB of U) and 1.7-2.7x from 16 tiles on
-     * (ResNet-50's layers, N = 1 to 16), so the break-even is below 4 tiles
-     * for a core streaming alone. At N = 1 both threads run one layer
-     * (splitting the output channels, hence U): each has half the memory
-     * bandwidth for the same compute, which at most doubles the break-even;
-     * 8 tiles covers it. Fewer than 32 channels were not measured: left
-     * direct. */
+     * scale with IC x OC, so the break-even is a number of tiles.
+     * 8 lanes (AVX2 host, bench_wino cold, one thread, docs/performance.md
+     * "Winograd 3x3"): Winograd 1.6x faster already at 4 tiles (512@7x7,
+     * N = 1: 36 MB of U) and 1.7-2.7x from 16 tiles on; at N = 1 both
+     * threads split U, which at most doubles the break-even: 8 tiles.
+     * 16 lanes (Intel AVX-512 host, bench_wino cold, 1 and 2 threads,
+     * "Winograd's AUTO rule on AVX-512"): the direct path runs near the FMA
+     * peak, so the break-even moves up: 256@14x14 direct 1.16-1.30x faster
+     * at 16 tiles, Winograd 1.04-1.08x at 32; 512@7x7 direct 1.09x at 32
+     * tiles, Winograd 1.78x at 64. Hence 32 tiles and one tile per 4096
+     * IC x OC (U passes L2 sooner than the saved work grows). Fewer than
+     * 32 channels were not measured: left direct. */
     int64_t tiles = s->n * ((s->oh + 3) / 4) * ((s->ow + 3) / 4);
-    return s->ic >= 32 && s->oc >= 32 && tiles >= 8;
+    if (s->ic < 32 || s->oc < 32) return false;
+    if (vl < 16) return tiles >= 8;
+    return tiles >= 32 && tiles * 4096 >= s->ic * s->oc;
 }
 
 void lg__conv_wino_free(lg__conv_wino *w) {

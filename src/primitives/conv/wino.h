@@ -117,9 +117,10 @@ LG_INTERNAL void lg__conv_wino_run(lg__conv_wino *w, const float *src, const flo
  * constant: LG_OUT_OF_MEMORY on failure. */
 LG_INTERNAL lg_status lg__conv_wino_prepare(const lg__conv_wino *w, const float *wei, float **u);
 
-/* Whether LG_CONV_AUTO takes Winograd for this problem (measured rule,
- * docs/performance.md "Winograd 3x3"). */
-LG_INTERNAL bool lg__conv_wino_auto(const lg__conv_shape *s);
+/* Whether LG_CONV_AUTO takes Winograd for this problem at vector length
+ * vl (8 or 16 lanes; measured rules, docs/performance.md "Winograd 3x3"
+ * and "Winograd's AUTO rule on AVX-512"). */
+LG_INTERNAL bool lg__conv_wino_auto(const lg__conv_shape *s, int vl);
 
 /* One thread's share: items [lo, hi) of the plan, with the transformed
  * weights u and scratch buf. */
