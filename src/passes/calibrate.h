@@ -18,4 +18,7 @@ typedef struct lg__calib_sample {
  * rms_rel_err. e->key is left as it is. */
 LG_INTERNAL void lg__calib_fit(const lg__calib_sample *s, int n, lg__cost_entry *e);
 
+/* The bound on a fitted fixed_ns (calibrate_fit.c says why). */
+#define LG_CALIB_FIXED_MAX_NS 20000.0
+
 #endif /* LG_PASSES_CALIBRATE_H */

@@ -49,9 +49,47 @@ static double rss(const lg__calib_sample *s, int n, const double x[NF]) {
     return r;
 }
 
+/* A step's fixed cost is its own overhead (starting the threads, setting
+ * up the kernel's loops): a few microseconds. A fit that wants more trades
+ * the per-flop or per-byte rate for it on a family's small samples and
+ * then prices that family's large steps too low (conv_kxk.direct:cl once
+ * fitted 84 us + 0.0052 ns per flop against the pooled 1.5 us + 0.0067:
+ * ResNet-50's channels-last 3x3 stride-2 convs priced 17% below the
+ * blocked ones, which measured 5% faster, and OPTIMAL moved them to
+ * channels-last with 21 runtime reorders). Hence LG_CALIB_FIXED_MAX_NS
+ * (calibrate.h). */
+
+/* Least squares over the coefficients idx[0..k) (features scaled by
+ * scale) of the samples' times minus a fixed cost c0 (relative errors);
+ * writes them into x (x[0] = c0 when fixed is not among idx). False when
+ * singular or a coefficient is negative. */
+static bool solve_subset(const lg__calib_sample *s, int n, const int *idx, int k,
+                         const double scale[NF], double c0, double x[NF]) {
+    double a[NF][NF] = {{0}}, b[NF] = {0}, y[NF] = {0};
+    for (int i = 0; i < n; i++) {
+        double f[NF] = {1, s[i].bytes / fmax(scale[1], 1), s[i].flops / fmax(scale[2], 1),
+                        s[i].spill / fmax(scale[3], 1)};
+        double w = 1.0 / (s[i].ns * s[i].ns);
+        for (int p = 0; p < k; p++) {
+            for (int q = 0; q < k; q++) a[p][q] += w * f[idx[p]] * f[idx[q]];
+            b[p] += w * f[idx[p]] * (s[i].ns - c0);
+        }
+    }
+    if (!solve(k, a, b, y)) return false;
+    memset(x, 0, NF * sizeof *x);
+    x[0] = c0;
+    for (int p = 0; p < k; p++) {
+        int j = idx[p];
+        x[j] = j == 0 ? y[p] : y[p] / fmax(scale[j], 1);
+        if (x[j] < 0) return false;
+    }
+    return true;
+}
+
 static void fit_once(const lg__calib_sample *s, int n, lg__cost_entry *e) {
     /* Relative least squares: minimise sum ((pred - t) / t)^2 over the
-     * non-negative (fixed, per byte, per flop, per spilled byte), trying
+     * non-negative (fixed, at most LG_CALIB_FIXED_MAX_NS; per byte, per flop,
+     * per spilled byte), trying
      * every subset of free coefficients and keeping the best feasible one.
      * Features are scaled to comparable sizes first. */
     double scale[NF] = {1, 0, 0, 0};
@@ -81,25 +119,13 @@ static void fit_once(const lg__calib_sample *s, int n, lg__cost_entry *e) {
         if (absent || k == 0 || k > n || ((mask & 1) && n < 3) || !(mask & main_bit) ||
             ((mask & 8) && spilled < 2))
             continue;
-        double a[NF][NF] = {{0}}, b[NF] = {0}, y[NF] = {0};
-        for (int i = 0; i < n; i++) {
-            double f[NF] = {1, s[i].bytes / fmax(scale[1], 1), s[i].flops / fmax(scale[2], 1),
-                            s[i].spill / fmax(scale[3], 1)};
-            double w = 1.0 / (s[i].ns * s[i].ns);
-            for (int p = 0; p < k; p++) {
-                for (int q = 0; q < k; q++) a[p][q] += w * f[idx[p]] * f[idx[q]];
-                b[p] += w * f[idx[p]] * s[i].ns;
-            }
-        }
-        if (!solve(k, a, b, y)) continue;
         double x[NF] = {0, 0, 0, 0};
-        bool ok = true;
-        for (int p = 0; p < k; p++) {
-            int j = idx[p];
-            x[j] = j == 0 ? y[p] : y[p] / fmax(scale[j], 1);
-            ok = ok && x[j] >= 0;
-        }
-        if (!ok) continue;
+        if (!solve_subset(s, n, idx, k, scale, 0, x)) continue;
+        /* A fixed cost above the bound: held at the bound, the other
+         * coefficients refitted. */
+        if ((mask & 1) && x[0] > LG_CALIB_FIXED_MAX_NS &&
+            (k == 1 || !solve_subset(s, n, idx + 1, k - 1, scale, LG_CALIB_FIXED_MAX_NS, x)))
+            continue;
         double r = rss(s, n, x);
         if (r < best) {
             best = r;

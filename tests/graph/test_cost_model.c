@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "graph/workloads.h"
+#include "passes/calibrate.h"
 #include "passes/cost_coefs.h"
 
 static void temp_path(char *buf, size_t len, const char *what) {
@@ -449,4 +450,33 @@ Test(cost_model, thread_speedups) {
     lg_graph_destroy(g);
     free(w);
     remove(path);
+}
+
+/* The fit (lg__calib_fit) against samples made from known coefficients:
+ * recovered where the fixed cost is small; a fixed cost above
+ * LG_CALIB_FIXED_MAX_NS is held at the bound and the per-flop rate takes
+ * the rest, so that the largest samples stay priced (hand-computed: with
+ * 100 us + 0.005 ns per flop, the fit must not price a 200 MFLOP step below
+ * what it measured by more than the bound's share). */
+Test(cost_model, fit_recovers_and_bounds_fixed) {
+    lg__calib_sample s[6];
+    const double flops[6] = {1e6, 4e6, 1.6e7, 6.4e7, 1e8, 2e8};
+    memset(s, 0, sizeof s);
+    for (int i = 0; i < 6; i++) {
+        s[i].flops = flops[i];
+        s[i].bytes = flops[i] / 50;
+        s[i].ns = 2000 + 0.005 * flops[i];
+    }
+    lg__cost_entry e;
+    memset(&e, 0, sizeof e);
+    lg__calib_fit(s, 6, &e);
+    cr_expect(fabs(e.fixed_ns - 2000) < 20, "fixed %g", e.fixed_ns);
+    cr_expect(fabs(e.ns_per_flop - 0.005) < 5e-6, "per flop %g", e.ns_per_flop);
+    cr_expect_lt(e.rms_rel_err, 1e-6);
+    for (int i = 0; i < 6; i++) s[i].ns = 100000 + 0.005 * flops[i];
+    lg__calib_fit(s, 6, &e);
+    cr_expect_leq(e.fixed_ns, LG_CALIB_FIXED_MAX_NS, "fixed %g", e.fixed_ns);
+    double big = lg__cost_eval(&e, s[5].bytes, s[5].flops, 0);
+    cr_expect_gt(big, s[5].ns * 0.99, "the largest step: %g ns predicted, %g measured", big,
+                 s[5].ns);
 }
