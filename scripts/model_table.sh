@@ -11,8 +11,8 @@
 # thread), ITERS (default 7), BATCHES (default "1 16"; W_BATCHES for W1-W3
 # alone), NETS (default the
 # three networks), NETDIR (default /tmp/nets; scripts/export_models.py makes
-# them). The machine is shared: figures are noisy; min and median are both
-# kept.
+# them), TABLE_ONLY=1 (only rebuild table.md from OUTDIR's files). The
+# machine is shared: figures are noisy; min and median are both kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-build/model_table}
@@ -22,6 +22,7 @@ batches=${BATCHES:-1 16}
 nets=${NETS:-resnet50 mobilenet_v2 shufflenet_v2_x1_0}
 netdir=${NETDIR:-/tmp/nets}
 mkdir -p "$out"
+if [ "${TABLE_ONLY:-0}" != 1 ]; then
 cmake --build build --target lgraph-run bench_model >/dev/null
 for n in ${W_BATCHES:-$batches}; do
   build/bench/bench_model "$iters" "$n" "$threads" > "$out/W_N$n.jsonl"
@@ -36,6 +37,7 @@ for net in $nets; do
   for n in $batches; do csvs+=("$out/${net}_N$n.csv"); done
   bash scripts/strategy_chart.sh "$out/${net}.png" "${csvs[@]}" || true
 done
+fi
 /usr/bin/python3 - "$out" <<'PY'
 import glob, json, os, sys
 out = sys.argv[1]
@@ -52,29 +54,51 @@ def best(r):
     # one thread: the process CPU time excludes what other processes took
     c = r.get("cpu_min_ms") if r.get("threads") == 1 else None
     return c if c else min(r["min_ms"], r.get("step_min_ms") or r["min_ms"])
-lines = ["| model | N | strategy | pass off | predicted ms | measured: median | min | CPU min | error vs CPU min |",
-         "|---|---|---|---|---|---|---|---|---|"]
+lines = ["| model | N | strategy | pass off | predicted ms | measured: median | min | best | error vs best | error vs median |",
+         "|---|---|---|---|---|---|---|---|---|---|"]
 groups = {}
 for r in rows:
     groups.setdefault((name(r), r["batch"]), []).append(r)
-worst = 0.0
+worst = worst_med = 0.0
 for key in sorted(groups):
     for r in groups[key]:
-        e = err(r["model_ms"], best(r))
-        worst = max(worst, abs(e))
-        lines.append("| %s | %d | %s | %s | %.3f | %.3f | %.3f | %.3f | %+.0f%% |" % (
+        e, em = err(r["model_ms"], best(r)), err(r["model_ms"], r["median_ms"])
+        if not r.get("disabled"):
+            worst, worst_med = max(worst, abs(e)), max(worst_med, abs(em))
+        lines.append("| %s | %d | %s | %s | %.3f | %.3f | %.3f | %.3f | %+.0f%% | %+.0f%% |" % (
             key[0], key[1], r["strategy"], r.get("disabled") or "-", r["model_ms"],
-            r["median_ms"], r["min_ms"], best(r), e))
+            r["median_ms"], r["min_ms"], best(r), e, em))
+# Ranking, ties aside: predicted times within PTIE of each other are one
+# plan's or a tie; measured times within MTIE are the machine's noise. Two
+# strategies disagree when the model orders them (apart by more than PTIE)
+# and the measurement orders them the other way (by more than MTIE).
+PTIE, MTIE = 0.01, 0.03
+def order(st, f, tie, sym):
+    st = sorted(st, key=f)
+    out = st[0]["strategy"]
+    for a, b in zip(st, st[1:]):
+        out += (" %s " % sym if f(b) <= f(a) * (1 + tie) else " < ") + b["strategy"]
+    return out
 lines.append("")
-lines.append("| model | N | strategies by predicted time | by measured time (CPU min) | same order |")
+lines.append("| model | N | by predicted time (= within 1%) | by measured best (~ within 3%) | disagreements |")
 lines.append("|---|---|---|---|---|")
+bad = 0
 for key in sorted(groups):
     st = [r for r in groups[key] if not r.get("disabled")]
-    p = [r["strategy"] for r in sorted(st, key=lambda r: r["model_ms"])]
-    m = [r["strategy"] for r in sorted(st, key=best)]
-    lines.append("| %s | %d | %s | %s | %s |" % (key[0], key[1], " < ".join(p), " < ".join(m),
-                                                "yes" if p == m else "no"))
+    dis = []
+    for i, a in enumerate(st):
+        for b in st[i + 1:]:
+            pa, pb, ma, mb = a["model_ms"], b["model_ms"], best(a), best(b)
+            if abs(pa - pb) <= PTIE * min(pa, pb) or abs(ma - mb) <= MTIE * min(ma, mb):
+                continue
+            if (pa < pb) != (ma < mb):
+                dis.append("%s / %s" % (a["strategy"], b["strategy"]))
+    bad += len(dis)
+    lines.append("| %s | %d | %s | %s | %s |" % (key[0], key[1],
+                 order(st, lambda r: r["model_ms"], PTIE, "="), order(st, best, MTIE, "~"),
+                 ", ".join(dis) or "none"))
 open(os.path.join(out, "table.md"), "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
-print("worst |error| vs best: %.0f%%" % worst)
+print("strategy rows: worst |error| vs best %.0f%%, vs median %.0f%%; ranking disagreements: %d"
+      % (worst, worst_med, bad))
 PY

@@ -170,6 +170,29 @@ class GraphTest(unittest.TestCase):
             lgraph.load_onnx("/nonexistent.onnx")
         self.assertIn("lg_onnx_load", str(e.exception))
 
+    @unittest.skipIf(lgraph._lib.onnx_lib is None, "lgraph built without the ONNX importer")
+    def test_example_local_search(self):
+        """docs/python.md's worked example (python/examples/strategy_resnet50.py):
+        its local search, on an ONNX model, reaches at most GREEDY's modelled
+        cost and at least OPTIMAL's proven minimum, and its plan computes
+        OPTIMAL's output."""
+        here = os.path.dirname(os.path.abspath(__file__))
+        sys.path.insert(0, os.path.join(here, "..", "..", "python", "examples"))
+        import strategy_resnet50  # noqa: E402
+        path = os.path.join(here, "..", "fuzz", "corpus", "onnx", "conv_bn_relu.onnx")
+        g, ins, outs = lgraph.load_onnx(path, batch=2)
+        x = np.random.default_rng(2).standard_normal((2, 2, 4, 4)).astype(np.float32)
+        greedy = g.compile(strategy="greedy")
+        best = g.compile(strategy="optimal", optimal_margin=0)
+        mine = g.compile(strategy=strategy_resnet50.local_search)
+        self.assertTrue(best.stats()["exact"])
+        self.assertLessEqual(mine.stats()["model_cost"], greedy.stats()["model_cost"] * (1 + 1e-12))
+        self.assertGreaterEqual(mine.stats()["model_cost"],
+                                best.stats()["model_cost"] * (1 - 1e-12))
+        want = best.run({ins[0]: x}, outs)[outs[0]]
+        np.testing.assert_allclose(mine.run({ins[0]: x}, outs)[outs[0]], want, rtol=1e-5,
+                                   atol=1e-6)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
