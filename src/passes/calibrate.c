@@ -761,6 +761,76 @@ static double speedup2(const lg_calibrate_options *o, bool compute) {
     return fmax(0.5, fmin(2.0, med));
 }
 
+/* The median wall time (ms) of a chain of `len` relu steps over
+ * 1x64x28x28 (200 KB: each step a few microseconds, big enough that its
+ * kernel splits it over the threads) on `threads` threads, and its step
+ * count; a negative time on failure. */
+static double chain_ms(int threads, int len, int *nsteps) {
+    lg_graph *g = NULL;
+    lg_plan *plan = NULL;
+    float *x = NULL, *y = NULL;
+    double med = -1;
+    int64_t d[4] = {1, 64, 28, 28};
+    lg_md md;
+    lg_value v;
+    lg_status s = lg_graph_create(&g);
+    if (s == LG_OK) s = lg_md_init_tag(&md, 4, d, LG_F32, "nchw");
+    if (s == LG_OK) s = lg_graph_add_input(g, "x", &md, &v);
+    for (int i = 0; i < len && s == LG_OK; i++)
+        s = lg_graph_add_eltwise(g, v, LG_ELTWISE_RELU, 0, 0, &v);
+    if (s == LG_OK) s = lg_graph_add_output(g, v, "y", "nchw");
+    if (s == LG_OK) {
+        lg_compile_options co;
+        lg_compile_options_init(&co);
+        co.num_threads = threads;
+        s = lg_graph_compile(g, &co, &plan);
+    }
+    lg_plan_stats ps;
+    if (s == LG_OK) s = lg_plan_stats_get(plan, &ps);
+    uint32_t seed = 99u;
+    if (s == LG_OK) {
+        x = random_floats(64 * 28 * 28, &seed, 1.0f);
+        y = random_floats(64 * 28 * 28, &seed, 1.0f);
+    }
+    enum { RUNS = 101 };
+    double t[RUNS];
+    if (s == LG_OK && x && y) {
+        lg_binding in = {"x", x}, out = {"y", y};
+        for (int r = 0; r < RUNS + 5 && s == LG_OK; r++) {
+            double t0 = now_ms();
+            s = lg_plan_execute(plan, 1, &in, 1, &out);
+            if (r >= 5) t[r - 5] = now_ms() - t0;
+        }
+        if (s == LG_OK) {
+            qsort(t, RUNS, sizeof *t, cmp_double);
+            med = t[RUNS / 2];
+            *nsteps = (int)ps.steps;
+        }
+    }
+    free(x);
+    free(y);
+    lg_plan_destroy(plan);
+    lg_graph_destroy(g);
+    return med;
+}
+
+/* What a step costs on 2 threads beyond its one-thread time divided by the
+ * memory-bound speedup s (lg__cost_coefs.step_ns_mt, ns): a chain of small
+ * steps, the median of many runs on 1 and on 2 threads (the median: what a
+ * plan of many short steps measures), the difference per step. 0 if it
+ * cannot be measured. */
+static double step_overhead(double s, FILE *log) {
+    int n1 = 0, n2 = 0;
+    double t1 = chain_ms(1, 48, &n1), t2 = chain_ms(2, 48, &n2);
+    if (t1 <= 0 || t2 <= 0 || n1 != n2 || n1 < 1) return 0;
+    double ns = (t2 - t1 / (s > 1 ? s : 1)) / n1 * 1e6;
+    if (log)
+        fprintf(log,
+                "step overhead: %d steps, 1 thread %.4f ms, 2 threads %.4f ms: %.0f ns a step\n",
+                n1, t1, t2, ns);
+    return fmin(fmax(ns, 0), 1e5);
+}
+
 lg_status lg_calibrate(const char *path, const lg_calibrate_options *opts) {
     if (!path) return LG_ERROR(LG_INVALID_ARGUMENT, "path is NULL");
     lg_calibrate_options o;
@@ -792,6 +862,7 @@ lg_status lg_calibrate(const char *path, const lg_calibrate_options *opts) {
     if (s == LG_OK && c.threads == 1 && omp_get_num_procs() >= 2) {
         c.speedup2_compute = speedup2(&o, true);
         c.speedup2_memory = speedup2(&o, false);
+        c.step_ns_mt = step_overhead(c.speedup2_memory, o.log);
         if (o.log)
             fprintf(o.log,
                     "speedup on 2 threads (fastest wall time): compute %.3f, memory-bound %.3f\n",

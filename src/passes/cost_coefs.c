@@ -85,6 +85,11 @@ double lg__cost_speedup(const lg__cost_coefs *c, int threads, bool compute) {
     return fmin(s, (double)threads);
 }
 
+double lg__cost_step_overhead(const lg__cost_coefs *c, int threads) {
+    if (threads <= 0) threads = omp_get_max_threads();
+    return c && threads >= 2 ? c->step_ns_mt : 0;
+}
+
 lg_status lg__cost_coefs_set(lg__cost_coefs *c, const lg__cost_entry *e) {
     for (int i = 0; i < c->n; i++)
         if (strcmp(c->e[i].key, e->key) == 0) {
@@ -292,6 +297,10 @@ lg_status lg__cost_coefs_parse(const char *text, const char *what, const char *w
                 c->speedup2_compute = v;
             else
                 c->speedup2_memory = v;
+        } else if (strcmp(k, "step_ns_threads") == 0) {
+            ok = num(&r, &v) && ((v >= 0 && v <= 1e6) ||
+                                 fail(&r, "step_ns_threads must be in 0..1e6 (ns per step)"));
+            c->step_ns_mt = v;
         } else if (strcmp(k, "entries") == 0) {
             ok = entries(&r, c);
             has_entries = true;
@@ -366,11 +375,13 @@ lg_status lg__cost_coefs_write(const lg__cost_coefs *c, FILE *f) {
         fprintf(f, "  \"speedup2_compute\": %.4g,\n  \"speedup2_memory\": %.4g,\n",
                 c->speedup2_compute > 0 ? c->speedup2_compute : 1,
                 c->speedup2_memory > 0 ? c->speedup2_memory : 1);
-    fprintf(f,
-            "  \"units\": \"time = fixed_ns + ns_per_byte * bytes + ns_per_flop * flops (one "
-            "thread; + ns_per_spill_byte * bytes beyond 8 MiB for steps with flops; on T threads "
-            "divided by 1 + (T - 1) (speedup2 - 1))\",\n  \"entries\": "
-            "[\n");
+    if (c->step_ns_mt > 0) fprintf(f, "  \"step_ns_threads\": %.6g,\n", c->step_ns_mt);
+    fprintf(
+        f,
+        "  \"units\": \"time = fixed_ns + ns_per_byte * bytes + ns_per_flop * flops (one "
+        "thread; + ns_per_spill_byte * bytes beyond 8 MiB for steps with flops; on T threads "
+        "divided by 1 + (T - 1) (speedup2 - 1), plus step_ns_threads per step)\",\n  \"entries\": "
+        "[\n");
     for (int i = 0; i < c->n; i++) {
         const lg__cost_entry *e = &c->e[i];
         fprintf(f, "    {\"key\": ");

@@ -16,8 +16,10 @@ double lg__cost_reorder(const lg__graph *ir, const lg_md *src, const lg_md *dst)
     double bytes = (double)lg_md_size(src) + (double)lg_md_size(dst);
     const lg__cost_coefs *c = lg__cost_coefs_of(ir);
     const lg__cost_entry *e = lg__cost_lookup(c, key);
+    int thr = ir ? ir->threads : 0;
     return lg__cost_eval(e, bytes, e ? lg__cost_spill(bytes) : 0, 0) /
-           lg__cost_speedup(c, ir ? ir->threads : 0, false);
+               lg__cost_speedup(c, thr, false) +
+           lg__cost_step_overhead(c, thr);
 }
 
 /* The node as its kernel will be created (the kind's as_run hook under the
@@ -71,8 +73,9 @@ double lg__cost_node_ex(const lg__graph *ir, const lg__cnode *node, const lg_md 
     /* Without an entry, the flops of a slow layout weigh more. */
     double third = !e ? c.flops * c.slowdown : c.flops > 0 ? c.flops : lg__cost_spill(bytes);
     double spill = c.flops > 0 ? lg__cost_spill(bytes) : 0;
-    return lg__cost_eval(e, bytes, third, spill) /
-           lg__cost_speedup(t, ir ? ir->threads : 0, c.flops > 0);
+    int thr = ir ? ir->threads : 0;
+    return lg__cost_eval(e, bytes, third, spill) / lg__cost_speedup(t, thr, c.flops > 0) +
+           lg__cost_step_overhead(t, thr);
 }
 
 double lg__cost_node(const lg__graph *ir, const lg__cnode *node, const lg_md *in_mds,

@@ -159,6 +159,9 @@ Test(cost_model, malformed_files_refused) {
         {"{\"lgraph_cost_model\": 1, \"entries\": [{\"key\": \"*\", \"fixed_ns\": 1, "
          "\"ns_per_byte\": 1, \"ns_per_flop\": 1}",
          "expected"},
+        {"{\"lgraph_cost_model\": 1, \"step_ns_threads\": -5, \"entries\": [{\"key\": \"*\", "
+         "\"fixed_ns\": 1, \"ns_per_byte\": 1, \"ns_per_flop\": 1}]}",
+         "step_ns_threads"},
     };
     char path[96];
     temp_path(path, sizeof path, "bad");
@@ -479,4 +482,34 @@ Test(cost_model, fit_recovers_and_bounds_fixed) {
     double big = lg__cost_eval(&e, s[5].bytes, s[5].flops, 0);
     cr_expect_gt(big, s[5].ns * 0.99, "the largest step: %g ns predicted, %g measured", big,
                  s[5].ns);
+}
+
+/* step_ns_threads: each step of a plan on 2 threads costs that much more
+ * (hand-computed: a table whose entries price every step at 0 predicts
+ * steps x 0.1 ms on 2 threads and 0 on one). */
+Test(cost_model, step_overhead_on_threads) {
+    static const char text[] = "{\"lgraph_cost_model\": 1, \"step_ns_threads\": 100000, "
+                               "\"entries\": [{\"key\": \"*\", \"fixed_ns\": 0, "
+                               "\"ns_per_byte\": 0, \"ns_per_flop\": 0}]}";
+    char path[96];
+    temp_path(path, sizeof path, "step");
+    write_text(path, text, strlen(text));
+    workload w = build(1, 1, 7, "nchw", false, 3);
+    for (int threads = 1; threads <= 2; threads++) {
+        lg_compile_options o;
+        lg_compile_options_init(&o);
+        o.strategy = LG_STRATEGY_GREEDY;
+        o.cost_model = path;
+        o.num_threads = threads;
+        lg_plan *p = NULL;
+        cr_assert_eq(lg_graph_compile(w.g, &o, &p), LG_OK, "%s", lg_last_error());
+        lg_plan_stats st;
+        cr_assert_eq(lg_plan_stats_get(p, &st), LG_OK);
+        double want = threads == 2 ? 0.1 * (double)st.steps : 0;
+        cr_expect(st.steps > 0 && fabs(st.model_ms - want) < 1e-9, "%d threads: %d steps, %g ms",
+                  threads, (int)st.steps, st.model_ms);
+        lg_plan_destroy(p);
+    }
+    free_workload(&w);
+    unlink(path);
 }
