@@ -415,6 +415,23 @@ Test(cost_model, optimal_follows_the_paths_prices) {
     remove(path);
 }
 
+/* The model_ms (and step count) of g's GREEDY plan under the table at
+ * path on `threads` threads. */
+static double plan_model_ms(const lg_graph *g, const char *path, int threads, int *steps) {
+    lg_compile_options o;
+    lg_compile_options_init(&o);
+    o.strategy = LG_STRATEGY_GREEDY;
+    o.cost_model = path;
+    o.num_threads = threads;
+    lg_plan *p = NULL;
+    cr_assert_eq(lg_graph_compile(g, &o, &p), LG_OK, "%s", lg_last_error());
+    lg_plan_stats st;
+    cr_assert_eq(lg_plan_stats_get(p, &st), LG_OK);
+    lg_plan_destroy(p);
+    if (steps) *steps = (int)st.steps;
+    return st.model_ms;
+}
+
 /* The 2-thread speedups: a plan on 2 threads predicts its conv steps
  * speedup2_compute times faster and memory-bound ones speedup2_memory
  * times; on 1 thread, the table's times. Hand-computed: every conv costs
@@ -433,18 +450,8 @@ Test(cost_model, thread_speedups) {
     double ms[2];
     double reorder_ns = 0;
     for (int t = 1; t <= 2; t++) {
-        lg_compile_options o;
-        lg_compile_options_init(&o);
-        o.strategy = LG_STRATEGY_GREEDY;
-        o.cost_model = path;
-        o.num_threads = t;
-        lg_plan *p = NULL;
-        cr_assert_eq(lg_graph_compile(g, &o, &p), LG_OK, "%s", lg_last_error());
-        lg_plan_stats st;
-        cr_assert_eq(lg_plan_stats_get(p, &st), LG_OK);
-        ms[t - 1] = st.model_ms;
-        if (t == 1) reorder_ns = st.model_ms * 1e6 - flops;
-        lg_plan_destroy(p);
+        ms[t - 1] = plan_model_ms(g, path, t, NULL);
+        if (t == 1) reorder_ns = ms[0] * 1e6 - flops;
     }
     /* x is reordered into the blocked layout: 2 x 50176 bytes. */
     cr_expect(fabs(reorder_ns - 2.0 * 64 * 14 * 14 * 4) < 1, "reorders %g ns", reorder_ns);
@@ -496,19 +503,11 @@ Test(cost_model, step_overhead_on_threads) {
     write_text(path, text, strlen(text));
     workload w = build(1, 1, 7, "nchw", false, 3);
     for (int threads = 1; threads <= 2; threads++) {
-        lg_compile_options o;
-        lg_compile_options_init(&o);
-        o.strategy = LG_STRATEGY_GREEDY;
-        o.cost_model = path;
-        o.num_threads = threads;
-        lg_plan *p = NULL;
-        cr_assert_eq(lg_graph_compile(w.g, &o, &p), LG_OK, "%s", lg_last_error());
-        lg_plan_stats st;
-        cr_assert_eq(lg_plan_stats_get(p, &st), LG_OK);
-        double want = threads == 2 ? 0.1 * (double)st.steps : 0;
-        cr_expect(st.steps > 0 && fabs(st.model_ms - want) < 1e-9, "%d threads: %d steps, %g ms",
-                  threads, (int)st.steps, st.model_ms);
-        lg_plan_destroy(p);
+        int steps = 0;
+        double ms = plan_model_ms(w.g, path, threads, &steps);
+        double want = threads == 2 ? 0.1 * steps : 0;
+        cr_expect(steps > 0 && fabs(ms - want) < 1e-9, "%d threads: %d steps, %g ms", threads,
+                  steps, ms);
     }
     free_workload(&w);
     unlink(path);
