@@ -13,12 +13,20 @@ typedef struct lg__calib_sample {
     double bytes, flops, spill, ns;
 } lg__calib_sample;
 
-/* Fit e's fixed_ns, ns_per_byte, ns_per_flop and ns_per_spill (all >= 0) to the n
+/* Fit e's fixed_ns (at most LG_CALIB_FIXED_MAX_NS), ns_per_byte, ns_per_flop and
+ * ns_per_spill (all >= 0) to the n
  * samples, minimising the squared relative error; also sets samples and
  * rms_rel_err. e->key is left as it is. */
 LG_INTERNAL void lg__calib_fit(const lg__calib_sample *s, int n, lg__cost_entry *e);
 
-/* The bound on a fitted fixed_ns (calibrate_fit.c says why). */
+/* A step's fixed cost is its own overhead (starting the threads, setting
+ * up the kernel's loops): a few microseconds. A fit that wants more trades
+ * the per-flop or per-byte rate for it on a family's small samples and
+ * then prices that family's large steps too low (conv_kxk.direct:cl once
+ * fitted 84 us + 0.0052 ns per flop against the pooled 1.5 us + 0.0067:
+ * ResNet-50's channels-last 3x3 stride-2 convs priced 17% below the
+ * blocked ones, which measured 5% faster, and OPTIMAL moved them to
+ * channels-last with 21 runtime reorders). Hence a bound on the fitted fixed_ns. */
 #define LG_CALIB_FIXED_MAX_NS 20000.0
 
 #endif /* LG_PASSES_CALIBRATE_H */

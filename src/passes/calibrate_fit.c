@@ -49,16 +49,6 @@ static double rss(const lg__calib_sample *s, int n, const double x[NF]) {
     return r;
 }
 
-/* A step's fixed cost is its own overhead (starting the threads, setting
- * up the kernel's loops): a few microseconds. A fit that wants more trades
- * the per-flop or per-byte rate for it on a family's small samples and
- * then prices that family's large steps too low (conv_kxk.direct:cl once
- * fitted 84 us + 0.0052 ns per flop against the pooled 1.5 us + 0.0067:
- * ResNet-50's channels-last 3x3 stride-2 convs priced 17% below the
- * blocked ones, which measured 5% faster, and OPTIMAL moved them to
- * channels-last with 21 runtime reorders). Hence LG_CALIB_FIXED_MAX_NS
- * (calibrate.h). */
-
 /* Least squares over the coefficients idx[0..k) (features scaled by
  * scale) of the samples' times minus a fixed cost c0 (relative errors);
  * writes them into x (x[0] = c0 when fixed is not among idx). False when

@@ -47,13 +47,13 @@ typedef struct lg__cost_coefs {
     double step_ns_mt;
 } lg__cost_coefs;
 
-/* The layout family of an activation md: "plain" (dense row-major), "cl"
- * (channels last: dim 1 innermost), "b8" / "b16" / "bN" (channels blocked by
- * N), "other". */
 /* The per-step overhead of c on `threads` threads (0 or fewer: OpenMP's
  * maximum): c->step_ns_mt from 2 threads on, else 0. */
 LG_INTERNAL double lg__cost_step_overhead(const lg__cost_coefs *c, int threads);
 
+/* The layout family of an activation md: "plain" (dense row-major), "cl"
+ * (channels last: dim 1 innermost), "b8" / "b16" / "bN" (channels blocked by
+ * N), "other". */
 LG_INTERNAL const char *lg__cost_family(const lg_md *md, char buf[8]);
 
 /* The key of a step of node kind `kind` (ops name, "reorder"), layer class

@@ -93,6 +93,10 @@ Test(cost_model, calibrate_round_trip, .timeout = 300) {
     }
     cr_expect(fabs(b.speedup2_compute - a.speedup2_compute) < 1e-3, "%g", b.speedup2_compute);
     cr_expect(fabs(b.speedup2_memory - a.speedup2_memory) < 1e-3, "%g", b.speedup2_memory);
+    /* The per-step overhead on 2 threads: measured, bounded, written back. */
+    cr_expect(a.step_ns_mt >= 0 && a.step_ns_mt <= 1e5, "%g", a.step_ns_mt);
+    cr_expect(fabs(b.step_ns_mt - a.step_ns_mt) <= 1e-5 * a.step_ns_mt, "%g vs %g", b.step_ns_mt,
+              a.step_ns_mt);
     /* The file drives a compile: the plan's prediction is its steps' sum. */
     workload w = build(2, 1, 14, "nchw", false, 5);
     lg_plan *p = NULL;
