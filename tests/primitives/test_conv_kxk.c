@@ -147,6 +147,32 @@ Test(conv_kxk, stride2_blocked_tiles) {
     lg__conv_rings_off = 0;
 }
 
+Test(conv_kxk, ring_tap_table) {
+    /* Whole channel blocks (32 -> 48: 2 and 3 blocks of 16, 4 and 6 of 8)
+     * take the padded rows' tap table: dilation 1 and 2, stride 1 and 2,
+     * pads 1..2, N 3 (the granules the threads take cross images, and the
+     * next row's source prefetch reaches into the next image). */
+    static const int64_t shp[][5] = {
+        /* hw, stride, dilation (dl: 1 is 2), pad, n */
+        {13, 1, 0, 1, 3},
+        {12, 2, 0, 1, 3},
+        {11, 1, 1, 2, 3},
+        {16, 2, 1, 2, 2},
+    };
+    uint64_t seed = 350;
+    for (size_t i = 0; i < sizeof shp / sizeof shp[0]; i++) {
+        const int64_t *q = shp[i];
+        cprob p = p2d(q[4], 1, 32, 48, q[0], 3, q[1], q[3]);
+        p.dl[0] = p.dl[1] = q[2];
+        set_epi(&p, (int)i % 6);
+        char what[128];
+        snprintf(what, sizeof what, "3x3 s%lld dil %lld 32->48 at %lld pad %lld N %lld %s",
+                 (long long)q[1], (long long)q[2] + 1, (long long)q[0], (long long)q[3],
+                 (long long)q[4], epi_name[i % 6]);
+        run_all(&p, what, "direct", seed++);
+    }
+}
+
 Test(conv_kxk, epilogues_small_spatial) {
     /* Every epilogue on 3x3 stride 1 and 2 at 7x7 and 14x14 spatial. */
     uint64_t seed = 400;

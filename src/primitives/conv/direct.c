@@ -279,8 +279,12 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
                 return false;
             }
             d->prow_w = rw, d->prow_n = nr, d->prow_c = nr * rw * vl;
-            /* the ring's floats, then kh int64 slots, rounded to 64 bytes */
-            d->ring_stride = (d->prow_c * ncb + 2 * s->kh + 15) / 16 * 16;
+            d->ring_tq = 1;
+            for (int64_t q = 0; q < k; q++) d->ring_tq = d->ring_tq && d->segs[q].len == vl;
+            /* the ring's floats, then kh int64 slots and the tap table's
+             * 2 int64 per step, rounded to 64 bytes */
+            int64_t ntq = d->ring_tq ? k * s->kh * s->kw : 0;
+            d->ring_stride = (d->prow_c * ncb + 2 * s->kh + 4 * ntq + 15) / 16 * 16;
             d->nring = omp_get_max_threads();
             d->rings = lg__aligned_alloc(64, sizeof(float) * (size_t)(d->ring_stride * d->nring));
             d->ring_busy = lg__calloc((size_t)d->nring, sizeof *d->ring_busy);
