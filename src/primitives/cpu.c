@@ -9,6 +9,7 @@
 
 static uv_once_t detect_once = UV_ONCE_INIT;
 static lg__isa hw_isa = LG_ISA_SCALAR;
+static bool hw_fp16;
 static lg__isa env_cap = LG_ISA_AVX512;
 static _Atomic int test_cap = -1;
 
@@ -31,6 +32,7 @@ static void detect(void) {
         bool f = b & (1u << 16), dq = b & (1u << 17), bw = b & (1u << 30), vl = b & (1u << 31);
         if (ymm && avx2 && fma && f16c) hw_isa = LG_ISA_AVX2;
         if (hw_isa == LG_ISA_AVX2 && zmm && f && dq && bw && vl) hw_isa = LG_ISA_AVX512;
+        hw_fp16 = hw_isa == LG_ISA_AVX512 && (d & (1u << 23));
     }
     const char *s = getenv("LG_ISA");
     if (s) {
@@ -48,6 +50,11 @@ static void detect(void) {
 lg__isa lg__cpu_isa_hw(void) {
     uv_once(&detect_once, detect);
     return hw_isa;
+}
+
+bool lg__cpu_has_avx512_fp16(void) {
+    uv_once(&detect_once, detect);
+    return hw_fp16;
 }
 
 lg__isa lg__cpu_isa(void) {

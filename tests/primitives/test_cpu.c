@@ -35,6 +35,13 @@ Test(cpu, detection_matches_cpuinfo) {
                  lg__isa_name(lg__cpu_isa_hw()), lg__isa_name(expect));
 }
 
+Test(cpu, fp16_matches_cpuinfo) {
+    /* the kernel's avx512_fp16 flag, on a CPU whose AVX-512 lgraph uses */
+    bool expect = lg__cpu_isa_hw() == LG_ISA_AVX512 && cpuinfo_has("avx512_fp16");
+    cr_assert_eq(lg__cpu_has_avx512_fp16(), expect, "detected %d, cpuinfo says %d",
+                 lg__cpu_has_avx512_fp16(), expect);
+}
+
 Test(cpu, env_cap_scalar) {
     setenv("LG_ISA", "scalar", 1);
     cr_assert_eq(lg__cpu_isa(), LG_ISA_SCALAR);

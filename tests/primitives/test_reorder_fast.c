@@ -495,8 +495,9 @@ Test(reorder_fast, larger_threaded) {
 
 /* Non-temporal stores (normally only for destinations of tens of MB): with
  * the threshold at 0 every SIMD job that may stream does (copies and
- * scattered transposes; transposes writing dst in sequence never do), from
- * aligned and unaligned row starts, with and without conversions. */
+ * scattered transposes; transposes writing dst in sequence on CPUs with
+ * AVX512-FP16 only), from aligned and unaligned row starts, with and
+ * without conversions. */
 Test(reorder_fast, streaming_stores) {
     lg_rng r = {11};
     lg__reorder_fast_set_stream_bytes(0);
