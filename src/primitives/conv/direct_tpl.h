@@ -572,13 +572,13 @@ static int64_t FN(next_rows)(const lg__conv_direct *d, const float *src, int64_t
     int64_t top = noh * s->sh - s->ph, r0 = top + kh0 * s->dh, r1 = top + (kh1 - 1) * s->dh + 1;
     if (nn == n && r0 >= lo_v && r0 <= hi_v) r0 = hi_v; /* as the ring keeps its rows */
     if (r1 <= r0) return 0;
-    const bool plain = d->src_kind == LG_CONV_SRC_GEN;
+    const bool nhwc = d->src_kind == LG_CONV_SRC_GEN; /* one run a row: all its channels */
     const uintptr_t a = (uintptr_t)(src + nn * d->s_n + r0 * d->s_h);
     const int64_t bytes = s->iw * d->s_w * (int64_t)sizeof(float) + (int64_t)(a % 64);
     *f = (pf_lines){.base = (const char *)(a - a % 64),
                     .outer = d->s_h * (int64_t)sizeof(float),
                     .inner = d->s_c * (int64_t)sizeof(float),
-                    .nin = plain ? 1 : (s->ic + VL - 1) / VL,
+                    .nin = nhwc ? 1 : (s->ic + VL - 1) / VL,
                     .lpr = (bytes + 63) / 64};
     const int64_t lines = (r1 - r0) * f->nin * f->lpr, nsh = d->rows_inner ? 1 : d->nchunk;
     const int64_t sh = d->rows_inner ? 0 : c;

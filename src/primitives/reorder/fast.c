@@ -32,15 +32,16 @@
  * every line written costs a read for ownership that no
  * prefetcher anticipates, and streaming halves the time (nchw -> nhwc,
  * 8x256x56x56: 11.6 -> 6.0 ms). Transposes that write dst in sequence
- * never stream: they read VL src rows at once, and with the stores'
- * write-combining buffers on top they ran 5-10% slower than with plain
- * stores (nchw -> nChw16c 8x256x56x56 f32: 1.02x -> 1.07-1.16x oneDNN on
- * two threads, 0.95x -> 1.02x on one; to s8 and bf16 alike either way) on
- * the reference machine (35.8 MB L3, no AVX512-FP16), except on Intel's
- * cores with AVX512-FP16 (Sapphire Rapids and later), where streaming
- * them is faster (the same problem on an Emerald Rapids host, two
- * threads: 0.88-0.93x -> 1.24-1.25x oneDNN, 0.82-0.86 -> 1.12-1.22 of
- * memcpy). A test hook may change the threshold. */
+ * stream (from the same sizes) only on Intel's cores with AVX512-FP16
+ * (Sapphire Rapids and later). Elsewhere they use plain stores: they read
+ * VL src rows at once, and on the reference machine (35.8 MB L3, no
+ * AVX512-FP16) the stores' write-combining buffers on top made them 5-10%
+ * slower (nchw -> nChw16c 8x256x56x56 f32: 1.02x streaming -> 1.07-1.16x
+ * plain, oneDNN / lgraph on two threads, 0.95x -> 1.02x on one; to s8 and
+ * bf16 alike either way). On an Emerald Rapids host the same problem went
+ * the other way: plain 0.88-0.93x, streaming 1.24-1.25x (0.82-0.86 ->
+ * 1.12-1.22 of memcpy), two threads. A test hook may change the
+ * threshold. */
 #define STREAM_BYTES (32ll * 1024 * 1024)
 static _Atomic int64_t stream_bytes = STREAM_BYTES;
 

@@ -108,7 +108,7 @@ LG_INTERNAL lg_status lg__rf_plan_build(const lg__reorder_pd *pd, lg__rf_plan *p
  * the problem moves at least `bytes` bytes, src and dst together (a
  * negative value restores the default, 32 MB), and in scattered transposes
  * when it does or dst alone has half of that; transposes that write dst in
- * sequence never stream. */
+ * sequence likewise on CPUs with AVX512-FP16 only (fast.c). */
 LG_INTERNAL void lg__reorder_fast_set_stream_bytes(int64_t bytes);
 
 /* The kernels of each ISA level; each handles every job kind (the SIMD ones
