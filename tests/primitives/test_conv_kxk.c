@@ -173,6 +173,41 @@ Test(conv_kxk, ring_tap_table) {
     }
 }
 
+Test(conv_kxk, tap_table_remainders) {
+    /* A plain (nchw) stride-2 source walks its (kh, kw, channel) taps
+     * three a loop: tap counts of every remainder mod 3 (7x7 with 1 or 2
+     * channels, 5x5 with 4, 3x3 with 3), kernel rows clipped at the top and
+     * bottom borders (the first tap past 0), N 1..2, every ISA path. */
+    static const int64_t shp[][6] = {
+        /* ic, oc, hw, k, pad, n */
+        {1, 16, 19, 7, 3, 1},
+        {2, 24, 17, 7, 3, 2},
+        {4, 32, 13, 5, 2, 1},
+        {3, 20, 15, 3, 1, 2},
+    };
+    for (size_t i = 0; i < sizeof shp / sizeof shp[0]; i++) {
+        const int64_t *q = shp[i];
+        cprob p = p2d(q[5], 1, q[0], q[1], q[2], q[3], 2, q[4]);
+        set_epi(&p, (int)i % 6);
+        lg_rng r = {400 + (uint64_t)i};
+        cdata d;
+        cp_data(&p, &r, &d);
+        for (int isa = LG_ISA_AVX2; isa <= (int)lg__cpu_isa_hw(); isa++) {
+            lg__cpu_set_isa_cap(isa);
+            char what[128];
+            snprintf(what, sizeof what, "%lldx%lld s2 %lld->%lld at %lld N %lld nchw [isa %s]",
+                     (long long)q[3], (long long)q[3], (long long)q[0], (long long)q[1],
+                     (long long)q[2], (long long)q[5], lg__isa_name(lg__cpu_isa()));
+            const char *impl = cp_run(&p, &d, "abcd", NULL, NULL, what);
+            char want[64];
+            snprintf(want, sizeof want, "conv:%s:direct", lg__isa_name(lg__cpu_isa()));
+            cr_assert_str_eq(impl, want, "%s: impl %s, want %s", what, impl, want);
+        }
+        lg__cpu_set_isa_cap(-1);
+        cp_data_free(&d);
+    }
+}
+
 Test(conv_kxk, epilogues_small_spatial) {
     /* Every epilogue on 3x3 stride 1 and 2 at 7x7 and 14x14 spatial. */
     uint64_t seed = 400;
