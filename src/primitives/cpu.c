@@ -9,7 +9,7 @@
 
 static uv_once_t detect_once = UV_ONCE_INIT;
 static lg__isa hw_isa = LG_ISA_SCALAR;
-static bool hw_fp16;
+static bool hw_fp16, hw_intel;
 static lg__isa env_cap = LG_ISA_AVX512;
 static _Atomic int test_cap = -1;
 
@@ -22,7 +22,12 @@ static uint64_t read_xcr0(void) {
 
 static void detect(void) {
     unsigned a, b, c, d;
-    if (__get_cpuid_max(0, NULL) >= 7) {
+    unsigned max = __get_cpuid_max(0, NULL);
+    if (max >= 1) {
+        __cpuid(0, a, b, c, d);
+        hw_intel = b == 0x756e6547u && d == 0x49656e69u && c == 0x6c65746eu; /* Genu ineI ntel */
+    }
+    if (max >= 7) {
         __cpuid(1, a, b, c, d);
         bool osxsave = c & (1u << 27), fma = c & (1u << 12), f16c = c & (1u << 29);
         uint64_t xcr0 = osxsave ? read_xcr0() : 0;
@@ -55,6 +60,11 @@ lg__isa lg__cpu_isa_hw(void) {
 bool lg__cpu_has_avx512_fp16(void) {
     uv_once(&detect_once, detect);
     return hw_fp16;
+}
+
+bool lg__cpu_is_intel(void) {
+    uv_once(&detect_once, detect);
+    return hw_intel;
 }
 
 lg__isa lg__cpu_isa(void) {

@@ -18,9 +18,11 @@ LG_INTERNAL lg__isa lg__cpu_isa_hw(void);
 
 /* True if the hardware has AVX512-FP16 (and the OS saves the AVX-512
  * state), ignoring LG_ISA: Intel's Golden Cove server cores (Sapphire
- * Rapids) and later. Kernels use it as the marker of that core's memory
- * behaviour, not for the instructions (reorder/fast.c). */
+ * Rapids) and later. */
 LG_INTERNAL bool lg__cpu_has_avx512_fp16(void);
+
+/* True if CPUID's vendor string is "GenuineIntel". */
+LG_INTERNAL bool lg__cpu_is_intel(void);
 
 /* "scalar", "avx2" or "avx512". */
 LG_INTERNAL const char *lg__isa_name(lg__isa isa);

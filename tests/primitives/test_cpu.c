@@ -42,6 +42,18 @@ Test(cpu, fp16_matches_cpuinfo) {
                  lg__cpu_has_avx512_fp16(), expect);
 }
 
+Test(cpu, vendor_matches_cpuinfo) {
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    cr_assert(f);
+    char line[512], vendor[64] = "";
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "vendor_id : %63s", vendor) == 1) break;
+    fclose(f);
+    cr_assert_neq(vendor[0], 0, "no vendor_id line in /proc/cpuinfo");
+    cr_assert_eq(lg__cpu_is_intel(), strcmp(vendor, "GenuineIntel") == 0,
+                 "detected %d, cpuinfo says %s", lg__cpu_is_intel(), vendor);
+}
+
 Test(cpu, env_cap_scalar) {
     setenv("LG_ISA", "scalar", 1);
     cr_assert_eq(lg__cpu_isa(), LG_ISA_SCALAR);

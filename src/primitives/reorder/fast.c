@@ -32,16 +32,9 @@
  * every line written costs a read for ownership that no
  * prefetcher anticipates, and streaming halves the time (nchw -> nhwc,
  * 8x256x56x56: 11.6 -> 6.0 ms). Transposes that write dst in sequence
- * stream (from the same sizes) only on Intel's cores with AVX512-FP16
- * (Sapphire Rapids and later). Elsewhere they use plain stores: they read
- * VL src rows at once, and on the reference machine (35.8 MB L3, no
- * AVX512-FP16) the stores' write-combining buffers on top made them 5-10%
- * slower (nchw -> nChw16c 8x256x56x56 f32: 1.02x streaming -> 1.07-1.16x
- * plain, oneDNN / lgraph on two threads, 0.95x -> 1.02x on one; to s8 and
- * bf16 alike either way). On an Emerald Rapids host the same problem went
- * the other way: plain 0.88-0.93x, streaming 1.24-1.25x (0.82-0.86 ->
- * 1.12-1.22 of memcpy), two threads. A test hook may change the
- * threshold. */
+ * stream (from the same sizes) on every core but Intel's before Sapphire
+ * Rapids (Intel without AVX512-FP16; see sequential_streams()). A test
+ * hook may change the threshold. */
 #define STREAM_BYTES (32ll * 1024 * 1024)
 static _Atomic int64_t stream_bytes = STREAM_BYTES;
 
@@ -53,6 +46,20 @@ static _Atomic int64_t stream_bytes = STREAM_BYTES;
 static bool scattered(const lg__rf_job *j, int dsz) {
     return j->kind == LG_RF_TRANS && (j->kd[0].n + j->apad) * dsz > 128 &&
            j->kd[1].st[LG_RF_DST] * dsz > 64;
+}
+
+/* True if transposes that write dst in sequence should stream beyond the
+ * threshold. They read VL src rows at once; on the reference machine
+ * (Intel, 35.8 MB L3, no AVX512-FP16) the stores' write-combining buffers
+ * on top made them 5-10% slower (nchw -> nChw16c 8x256x56x56 f32: 1.02x
+ * streaming -> 1.07-1.16x plain, oneDNN / lgraph on two threads, 0.95x ->
+ * 1.02x on one; to s8 and bf16 alike either way). Everywhere else measured
+ * it goes the other way, two threads, same problem: an Emerald Rapids host
+ * (260 MB L3) plain 0.88-0.93x, streaming 1.24-1.25x (0.82-0.86 -> 1.12-1.22
+ * of memcpy); an AMD Zen 5 host (32 MB L3) plain 0.82-0.84x, streaming
+ * 1.68-1.69x (0.63 -> 0.98-1.03 of memcpy). */
+static bool sequential_streams(void) {
+    return !lg__cpu_is_intel() || lg__cpu_has_avx512_fp16();
 }
 
 void lg__reorder_fast_set_stream_bytes(int64_t bytes) {
@@ -106,7 +113,7 @@ lg_status lg__reorder_fast_init(const lg__reorder_pd *pd, lg__isa isa, void **pl
     for (int i = 0; i < p->njobs && isa != LG_ISA_SCALAR; i++) {
         lg__rf_job *j = &p->jobs[i];
         if (j->kind == LG_RF_TRANS)
-            j->stream = (scattered(j, p->dsz) || lg__cpu_has_avx512_fp16()) &&
+            j->stream = (scattered(j, p->dsz) || sequential_streams()) &&
                         (p->bytes >= lim || dbytes >= lim / 2);
         else
             j->stream = p->bytes >= lim;
