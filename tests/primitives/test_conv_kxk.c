@@ -173,6 +173,37 @@ Test(conv_kxk, ring_tap_table) {
     }
 }
 
+Test(conv_kxk, ring_edge_sections) {
+    /* The ring's tap table in edge sections (direct.h ring_edge): the
+     * row's first pixel skips the kw = 0 column, its last the kw = KW - 1
+     * one. Rows of 2 tiles (28) and of one tile holding both pixels (5),
+     * a 2-wide kernel (both sections, no middle), stride 2 on an odd width
+     * (right section) and an even one (left only), dilation 2
+     * and pads 1 and 2, pad 1 on the left only (no right section), 5x5
+     * pad 2 (sections; the second pixel still multiplies the ring's
+     * zeros). */
+    static const int64_t shp[][8] = {
+        /* hw, k, stride, dilation (dl: 1 is 2), pad left, pad right, n, oc */
+        {28, 3, 1, 0, 1, 1, 2, 32}, {5, 3, 1, 0, 1, 1, 1, 48},  {5, 2, 1, 0, 1, 1, 2, 32},
+        {13, 3, 2, 0, 1, 1, 1, 32}, {12, 3, 2, 0, 1, 1, 2, 48}, {10, 3, 1, 1, 1, 1, 1, 32},
+        {10, 3, 1, 1, 2, 2, 1, 32}, {9, 3, 1, 0, 1, 0, 2, 48},  {11, 5, 1, 0, 2, 2, 1, 32},
+    };
+    uint64_t seed = 380;
+    for (size_t i = 0; i < sizeof shp / sizeof shp[0]; i++) {
+        const int64_t *q = shp[i];
+        cprob p = p2d(q[6], 1, 32, q[7], q[0], q[1], q[2], q[4]);
+        p.dl[0] = p.dl[1] = q[3];
+        p.pr[1] = q[5];
+        set_epi(&p, (int)i % 6);
+        char what[160];
+        snprintf(
+            what, sizeof what, "%lldx%lld s%lld dil %lld 32->%lld at %lld pad %lld,%lld N %lld %s",
+            (long long)q[1], (long long)q[1], (long long)q[2], (long long)q[3] + 1, (long long)q[7],
+            (long long)q[0], (long long)q[4], (long long)q[5], (long long)q[6], epi_name[i % 6]);
+        run_all(&p, what, "direct", seed++);
+    }
+}
+
 Test(conv_kxk, tap_table_remainders) {
     /* A plain (nchw) stride-2 source walks its (kh, kw, channel) taps
      * three a loop: tap counts of every remainder mod 3 (7x7 with 1 or 2

@@ -281,6 +281,10 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
             d->prow_w = rw, d->prow_n = nr, d->prow_c = nr * rw * vl;
             d->ring_tq = 1;
             for (int64_t q = 0; q < k; q++) d->ring_tq = d->ring_tq && d->segs[q].len == vl;
+            if (d->ring_tq && s->kw >= 2) { /* edge sections (direct.h) */
+                int64_t r = (s->ow - 1) * s->sw - s->pw + (s->kw - 1) * s->dw;
+                d->ring_edge = (s->pw >= 1 ? 1 : 0) | (r >= s->iw ? 2 : 0);
+            }
             /* the ring's floats, then kh int64 slots and the tap table's
              * 2 int64 per step, rounded to 64 bytes */
             int64_t ntq = d->ring_tq ? k * s->kh * s->kw : 0;

@@ -69,10 +69,13 @@ typedef struct tile {
                              faster), or 0 */
     const int64_t *tq;    /* ring_tq: the row's (source, weight) offset pairs, ntq steps */
     int64_t ntq;
-    pf_lines wpf; /* rows_inner: the next chunk's weights, this row's share */
-    pf_lines spf; /* padded rows: the source rows the next row's fill copies, this
-                     tile's share (they come from memory: the fill waited on them,
-                     4% of 3x3 128->128 28x28) */
+    int64_t tq_l, tq_r; /* ring_edge: the kw = 0 section is steps [0, tq_l), the kw = KW - 1
+                           one [tq_r, ntq) */
+    int edge;           /* ring_edge: bit 0 the tile holds the row's first pixel, bit 1 its last */
+    pf_lines wpf;       /* rows_inner: the next chunk's weights, this row's share */
+    pf_lines spf;       /* padded rows: the source rows the next row's fill copies, this
+                           tile's share (they come from memory: the fill waited on them,
+                           4% of 3x3 128->128 28x28) */
 } tile;
 
 /* Where block j of a chunk is stored: one vector at a1 (+ pixel offset)
@@ -211,17 +214,20 @@ AI void init_acc(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX_
     }
 }
 
-/* One input channel i of a segment for the whole tile. */
-#define TILE_STEP(i)                                                                               \
+/* One input channel i of a segment for pixels [P0, PE) of the tile. */
+#define TILE_STEP_P(i, P0, PE)                                                                     \
     do {                                                                                           \
         vec w_[LG_CONV_MAX_NB];                                                                    \
         _Pragma("GCC unroll 4") for (int j = 0; j < NB; j++) w_[j] = v_load(wp[j] + (i)*VL);       \
-        _Pragma("GCC unroll 32") for (int p = 0; p < UR; p++) {                                    \
+        _Pragma("GCC unroll 32") for (int p = (P0); p < (PE); p++) {                               \
             vec b_ = v_bcast(s + (i)*sic + p * sp);                                                \
             _Pragma("GCC unroll 4") for (int j = 0; j < NB; j++) acc[j][p] =                       \
                 v_fma(b_, w_[j], acc[j][p]);                                                       \
         }                                                                                          \
     } while (0)
+
+/* One input channel i of a segment for the whole tile. */
+#define TILE_STEP(i) TILE_STEP_P(i, 0, UR)
 
 /* Every channel of a segment of len channels: unrolled by 4 when FULL (a
  * whole block of VL channels, the length known at compile time). */
@@ -294,6 +300,30 @@ AI void tile_flat(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX
     }
 }
 
+/* Steps [q0, q1) of the ring's tap table (whole blocks) for pixels [P0,
+ * PE) of the tile, issuing the L2 prefetches per step. */
+AI void ring_walk(const tile *t, const int NB, const int KIND, const int P0, const int PE,
+                  int64_t q0, int64_t q1, vec acc[LG_CONV_MAX_NB][URMAX], pf_lines *wpf,
+                  int64_t wpf_per, pf_lines *spf, int64_t spf_per) {
+    const int64_t sp = KIND == LG_CONV_SRC_BLK ? VL : 2 * VL, sic = 1;
+    const float *wb[LG_CONV_MAX_NB];
+#pragma GCC unroll 4
+    for (int j = 0; j < NB; j++) wb[j] = t->wei + t->ch->ocb[j].woff;
+    for (int64_t q = q0; q < q1; q++) {
+        const float *s = t->src + t->tq[2 * q], *wp[LG_CONV_MAX_NB];
+#pragma GCC unroll 4
+        for (int j = 0; j < NB; j++) wp[j] = wb[j] + t->tq[2 * q + 1];
+        pf_issue(wpf, wpf_per);
+        pf_issue(spf, spf_per);
+        /* two steps a loop: 2% faster than four, 6% than sixteen (3x3
+         * 128->128 28x28, one thread) */
+        for (int i = 0; i < VL; i += 2) {
+            TILE_STEP_P(i, P0, PE);
+            TILE_STEP_P(i + 1, P0, PE);
+        }
+    }
+}
+
 /* A tile of NB blocks x UR pixels, every tap inside the input along W. */
 AI void tile_body(const tile *t, const int NB, const int UR, const int KIND) {
     const lg__conv_direct *d = t->d;
@@ -331,23 +361,16 @@ AI void tile_body(const tile *t, const int NB, const int UR, const int KIND) {
             spf_per = (spf.left + steps - 1) / steps;
         }
     }
-    if (BLK && t->tq) { /* the ring's tap table: whole blocks, one loop */
-        const float *wb[LG_CONV_MAX_NB];
-#pragma GCC unroll 4
-        for (int j = 0; j < NB; j++) wb[j] = t->wei + t->ch->ocb[j].woff;
-        for (int64_t q = 0; q < t->ntq; q++) {
-            const float *s = t->src + t->tq[2 * q], *wp[LG_CONV_MAX_NB];
-#pragma GCC unroll 4
-            for (int j = 0; j < NB; j++) wp[j] = wb[j] + t->tq[2 * q + 1];
-            pf_issue(&wpf, wpf_per);
-            pf_issue(&spf, spf_per);
-            /* two steps a loop: 2% faster than four, 6% than sixteen (3x3
-             * 128->128 28x28, one thread) */
-            for (int i = 0; i < VL; i += 2) {
-                TILE_STEP(i);
-                TILE_STEP(i + 1);
-            }
+    if (BLK && t->tq) { /* the ring's tap table: whole blocks, one loop a section */
+        int64_t q0 = 0, q1 = t->ntq;
+        if (t->edge & 1) { /* the kw = 0 section without the row's first pixel */
+            ring_walk(t, NB, KIND, 1, UR, 0, t->tq_l, acc, &wpf, wpf_per, &spf, spf_per);
+            q0 = t->tq_l;
         }
+        if (t->edge & 2) q1 = t->tq_r;
+        ring_walk(t, NB, KIND, 0, UR, q0, q1, acc, &wpf, wpf_per, &spf, spf_per);
+        if (t->edge & 2) /* the kw = KW - 1 section without the row's last pixel */
+            ring_walk(t, NB, KIND, 0, UR - 1, q1, t->ntq, acc, &wpf, wpf_per, &spf, spf_per);
     }
     for (int64_t g = 0; g < (tapped || flat || t->tq ? 0 : t->nseg); g++) {
         const lg__conv_seg *sg = &t->seg[g];
@@ -705,14 +728,22 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
             t.khoff = pkh;
             t.kw0 = 0;
             t.kw1 = s->kw;
-            if (d->ring_tq && (n != tq_n || oh != tq_oh)) { /* the row's steps, in order */
+            if (d->ring_tq && (n != tq_n || oh != tq_oh)) {
+                /* the row's steps, in order; with edge sections, the kw =
+                 * 0 column's steps first and the kw = KW - 1 column's last */
                 int64_t *tq = pkh + s->kh, nq = 0;
-                for (int64_t q = 0; q < t.nseg; q++)
-                    for (int64_t kh = t.kh0; kh < t.kh1; kh++)
-                        for (int64_t kw = 0; kw < s->kw; kw++, nq++) {
-                            tq[2 * nq] = t.seg[q].soff + pkh[kh] + kw * s->dw * VL;
-                            tq[2 * nq + 1] = d->segs[q].woff + kh * d->w_kh + kw * d->w_kw;
-                        }
+                const int64_t kl = d->ring_edge & 1, kr = s->kw - (d->ring_edge & 2 ? 1 : 0);
+                const int64_t kwr[3][2] = {{0, kl}, {kl, kr}, {kr, s->kw}};
+                for (int sec = 0; sec < 3; sec++) {
+                    if (sec == 1) t.tq_l = nq;
+                    if (sec == 2) t.tq_r = nq;
+                    for (int64_t q = 0; q < t.nseg; q++)
+                        for (int64_t kh = t.kh0; kh < t.kh1; kh++)
+                            for (int64_t kw = kwr[sec][0]; kw < kwr[sec][1]; kw++, nq++) {
+                                tq[2 * nq] = t.seg[q].soff + pkh[kh] + kw * s->dw * VL;
+                                tq[2 * nq + 1] = d->segs[q].woff + kh * d->w_kh + kw * d->w_kw;
+                            }
+                }
                 t.tq = tq;
                 t.ntq = nq;
                 tq_n = n, tq_oh = oh;
@@ -723,6 +754,8 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
                 int u = (int)(s->ow - ow < umax ? s->ow - ow : umax);
                 t.src = pbuf + ow * s->sw * VL;
                 t.dst = drow + ow * d->d_w;
+                t.edge =
+                    (ow == 0 ? d->ring_edge & 1 : 0) | (ow + u == s->ow ? d->ring_edge & 2 : 0);
                 if (sq1 > sq0) /* tile k's share of this item's source lines */
                     pf_seek(&t.spf, sq0 + (sq1 - sq0) * k / nt,
                             (sq1 - sq0) * (k + 1) / nt - (sq1 - sq0) * k / nt);
