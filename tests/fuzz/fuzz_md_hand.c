@@ -53,11 +53,18 @@ out:
     lg_kernel_destroy(k);
 }
 
-/* Whether md's offset tables over its padded dims stay within 32 MB. */
+/* Whether md's offset tables over its padded dims stay within 32 MB (the
+ * sum checked before each addition: a valid md's padded dims may be near
+ * INT64_MAX). */
 static bool tables_fit(const lg_md *md) {
+    const int64_t max = (int64_t)1 << 22;
     int64_t n = 0;
-    for (int d = 0; d < md->ndims; d++) n += md->padded_dims[d];
-    return n <= ((int64_t)1 << 22);
+    for (int d = 0; d < md->ndims; d++) {
+        int64_t p = md->padded_dims[d];
+        if (p < 0 || p > max - n) return false;
+        n += p;
+    }
+    return true;
 }
 
 /* Overwrite one field of md with an extreme value or raw bytes. */
