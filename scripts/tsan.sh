@@ -21,9 +21,10 @@ dir=${BUILD_DIR:-build-tsan}
 
 # CTest name : Criterion filter. Add a concurrency test here (one line);
 # a test that sets its own OpenMP thread count (omp_set_num_threads) is
-# marked "omp:" and runs in the Archer pass only: under the first pass
-# libomp's uninstrumented internals would be reported (a mutex libomp
-# initialises on one of its threads and locks on another, seen in CI).
+# marked "omp:" and runs in the Archer pass only: its parallel regions run
+# several threads, whose barriers only Archer makes known to TSan (without
+# it, and before the first pass ignored uninstrumented modules, CI saw a
+# report of a mutex libomp initialises on one thread and locks on another).
 tests=(
   "reliability_cache_concurrency:*/*"
   "reliability_plan_concurrency:*/*"
