@@ -239,6 +239,49 @@ Test(conv_kxk, tap_table_remainders) {
     }
 }
 
+Test(conv_kxk, tap_edge_tiles) {
+    /* A plain (nchw) stride-2 source runs whole rows in tiles, the first
+     * and the last skipping the pixels whose kernel column reads padding
+     * (direct.h tap_ecase): 7x7 pad 3 (first tile: 2, 1 and 0 pixels
+     * skipped; last: 1 or 2, by the row's parity), 5x5 pad 2, 3x3 pad 1
+     * (left only), asymmetric pads, dilation 2, 1..4 channels, rows of 2
+     * and 3 tiles with a shorter last one, N 1..2, every epilogue. The plan
+     * must take the edge tiles (counted), on every ISA path. */
+    static const int64_t shp[][9] = {
+        /* ic, oc, hw, k, pad left, pad right, dilation, n, epilogue */
+        {3, 64, 56, 7, 3, 3, 1, 1, 0}, {3, 32, 69, 7, 3, 3, 1, 2, 2}, {1, 32, 45, 7, 3, 3, 1, 1, 3},
+        {4, 64, 40, 5, 2, 2, 1, 2, 4}, {3, 32, 45, 3, 1, 1, 1, 1, 5}, {2, 32, 50, 7, 2, 3, 1, 1, 1},
+        {3, 32, 47, 3, 2, 2, 2, 2, 2}, {3, 64, 66, 7, 3, 2, 1, 1, 3},
+    };
+    for (size_t i = 0; i < sizeof shp / sizeof shp[0]; i++) {
+        const int64_t *q = shp[i];
+        cprob p = p2d(q[7], 1, q[0], q[1], q[2], q[3], 2, q[4]);
+        p.pr[0] = p.pr[1] = q[5];
+        p.dl[0] = p.dl[1] = q[6] - 1;
+        set_epi(&p, (int)q[8]);
+        lg_rng r = {1000 + (uint64_t)i};
+        cdata d;
+        cp_data(&p, &r, &d);
+        for (int isa = LG_ISA_AVX2; isa <= (int)lg__cpu_isa_hw(); isa++) {
+            lg__cpu_set_isa_cap(isa);
+            char what[160];
+            snprintf(what, sizeof what,
+                     "%lldx%lld s2 dil %lld %lld->%lld at %lld pads %lld,%lld N %lld %s [isa %s]",
+                     (long long)q[3], (long long)q[3], (long long)q[6], (long long)q[0],
+                     (long long)q[1], (long long)q[2], (long long)q[4], (long long)q[5],
+                     (long long)q[7], epi_name[q[8]], lg__isa_name(lg__cpu_isa()));
+            long before = atomic_load(&lg__conv_edge_plans);
+            const char *impl = cp_run(&p, &d, "abcd", NULL, NULL, what);
+            char want[64];
+            snprintf(want, sizeof want, "conv:%s:direct", lg__isa_name(lg__cpu_isa()));
+            cr_assert_str_eq(impl, want, "%s: impl %s, want %s", what, impl, want);
+            cr_assert_gt(atomic_load(&lg__conv_edge_plans), before, "%s: no edge tiles", what);
+        }
+        lg__cpu_set_isa_cap(-1);
+        cp_data_free(&d);
+    }
+}
+
 Test(conv_kxk, epilogues_small_spatial) {
     /* Every epilogue on 3x3 stride 1 and 2 at 7x7 and 14x14 spatial. */
     uint64_t seed = 400;

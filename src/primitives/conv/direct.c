@@ -125,7 +125,33 @@ static int even_ur(int64_t width, int um) {
     return ur < 1 ? 1 : (int)ur;
 }
 
+/* The edge tiles of a plain stride-2 source's tap table (direct.h
+ * tap_ecase): with tiles of ur pixels over whole rows, the codes of the
+ * first and the last tile's kernel columns; false when a row has fewer than
+ * two tiles, a tile is too short, or a column's pixels inside the input are
+ * not one of the coded ranges (then the borders run one pixel at a time). */
+static bool tap_edges(lg__conv_direct *d, int64_t ur, int64_t lo, int64_t hi) {
+    const lg__conv_shape *s = &d->s;
+    int64_t nt = (s->ow + ur - 1) / ur, ul = s->ow - (nt - 1) * ur, ow0 = s->ow - ul;
+    /* the first tile inside the input on the right, the last on the left */
+    if (nt < 2 || ur < 3 || ul < 3 || ur > hi || ow0 < lo || ur < lo || ow0 > hi) return false;
+    int64_t *code = d->tap_ecase;
+    for (int64_t kw = 0; kw < s->kw; kw++) {
+        /* first tile: pixel p reads input p * sw + kw * dw - pw */
+        int64_t a = s->pw - kw * s->dw, p0 = a <= 0 ? 0 : (a + s->sw - 1) / s->sw;
+        /* last tile: pixels whose tap is past the input's last pixel */
+        int64_t lim = s->iw - 1 + s->pw - kw * s->dw; /* (ow0 + p) * sw <= lim */
+        int64_t r = lim < 0 ? ul : ul - 1 - (lim / s->sw - ow0);
+        if (r < 0) r = 0;
+        if (p0 > 2 || r > 2) return false;
+        code[kw] = p0;
+        code[s->kw + kw] = r ? 2 + r : 0;
+    }
+    return true;
+}
+
 int lg__conv_rings_off;
+atomic_long lg__conv_edge_plans;
 
 void lg__conv_direct_free(lg__conv_direct *d) {
     if (!d) return;
@@ -238,7 +264,8 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
     if (d->src_kind == LG_CONV_SRC_PLAIN2 && k == s->g && ws[wi] == vl && d->w_kw == s->icg * vl &&
         d->w_kh == s->kw * d->w_kw) {
         int64_t ntap = s->kh * s->kw * s->icg;
-        d->tap_off = lg__malloc(sizeof *d->tap_off * (size_t)(ntap > 0 ? ntap : 1));
+        /* the taps, then the edge codes (two per kernel column) */
+        d->tap_off = lg__malloc(sizeof *d->tap_off * (size_t)(ntap + 2 * s->kw + 1));
         if (!d->tap_off) {
             lg__conv_direct_free(d);
             *oom = true;
@@ -248,6 +275,7 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
             for (int64_t kw = 0; kw < s->kw; kw++)
                 for (int64_t i = 0; i < s->icg; i++)
                     d->tap_off[q++] = kh * d->s_kh + kw * d->s_kw + i * d->s_ic;
+        d->tap_ecase = d->tap_off + ntap;
     }
     /* Padded rows (direct.h), up to 4 MB per thread; segment offsets
      * cb * s_c + lane become cb * prow_c + lane. */
@@ -312,10 +340,22 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
         return false;
     }
     for (int64_t kh = 0; kh < s->kh; kh++) d->khoff[kh] = kh * d->s_kh;
-    int64_t width = d->flat ? npix : d->prow_c ? s->ow : (hi - lo);
+    /* the tap table's edge tiles: whole rows in tiles when every chunk is
+     * full (one tile width) and the edges code */
+    bool edges = !d->prow_c && d->tap_off && (lo > 0 || hi < s->ow);
+    int64_t width = d->flat ? npix : d->prow_c || edges ? s->ow : (hi - lo);
     int ur = 1;
     int max_nb = d->src_kind == LG_CONV_SRC_PLAIN2 ? 2 : LG_CONV_MAX_NB;
     int nb = choose_nb(vl, nob > 0 ? nob : 1, width > 0 ? width : 1, max_nb, d->flat, &ur);
+    if (edges && (nob % nb || !tap_edges(d, ur, lo, hi))) {
+        width = hi - lo;
+        nb = choose_nb(vl, nob > 0 ? nob : 1, width > 0 ? width : 1, max_nb, d->flat, &ur);
+        d->tap_ecase = NULL;
+    } else if (!edges) {
+        d->tap_ecase = NULL;
+    } else {
+        atomic_fetch_add(&lg__conv_edge_plans, 1);
+    }
     d->nb = nb, d->ur = ur;
     d->nchunk = (nob + nb - 1) / nb;
     const int *um = vl == 16 ? urmax16 : urmax8;

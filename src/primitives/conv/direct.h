@@ -12,7 +12,9 @@
  * (ShuffleNet's 3 groups of 20). Pixels whose kernel window leaves the input
  * along W (the row's borders) run one at a time with the kw range clipped
  * and four partial sums per channel block, unless the rows are copied
- * with their padding (prow_c below); rows whose window leaves the input
+ * with their padding (prow_c below) or, for a plain stride-2 source, the
+ * row's first and last tiles skip the taps that read padding (tap_ecase
+ * below); rows whose window leaves the input
  * along D or H clip kd / kh. A 1x1 stride-1 unpadded conv walks all
  * pixels of an image as one row ("flat": a blocked matrix product).
  *
@@ -146,6 +148,16 @@ typedef struct lg__conv_direct {
      * taps as one loop; border pixels take the four partial sums in turn
      * over taps (not channels: a first layer has only 3). */
     int64_t *tap_off;
+    /* Edge tiles of the tap table (or NULL): rows whose borders read
+     * padding run in whole tiles of one width (the 3 border pixels a row
+     * of 7x7 s2 3->64 224, one at a time with four partial sums, cost 4%
+     * of the call). Code c of kernel column kw says which of the tile's
+     * pixels read inside the input there: 0 all, 1 or 2 all but the first
+     * c, 3 or 4 all but the last c - 2; the first tile's codes at
+     * [0, KW), the last tile's at [KW, 2 KW); the others are inside. A
+     * padded copy of the rows (the ring) instead read 4-5% slower than the
+     * source itself, for every tile. Part of tap_off's allocation. */
+    int64_t *tap_ecase;
     /* Source offset of each kernel row kh: kh * s_kh. */
     int64_t *khoff;
     /* Padded rows: for one group, 2D, a channel-blocked source with unit
@@ -196,6 +208,10 @@ typedef struct lg__conv_direct {
  * (as when every ring is taken), so their border pixels run through the
  * border kernel. */
 LG_INTERNAL extern int lg__conv_rings_off;
+
+/* Test hook: the number of direct plans built with tap edge tiles
+ * (tap_ecase) in this process. */
+LG_INTERNAL extern atomic_long lg__conv_edge_plans;
 
 /* Build the direct plan of c for vector length vl, or return false (the
  * layouts or the problem do not fit this path). *out is allocated with

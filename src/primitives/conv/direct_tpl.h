@@ -67,6 +67,7 @@ typedef struct tile {
     int64_t pf;           /* flat: prefetch the source this many elements ahead (the next
                              tile's pixels, which come from memory: 1x1 256->64 runs 8%
                              faster), or 0 */
+    const int64_t *ecase; /* tap_ecase: the edge codes of this tile's kernel columns, or NULL */
     const int64_t *tq;    /* ring_tq: the row's (source, weight) offset pairs, ntq steps */
     int64_t ntq;
     int64_t tq_l, tq_r; /* ring_edge: the kw = 0 section is steps [0, tq_l), the kw = KW - 1
@@ -282,6 +283,51 @@ AI void tile_taps(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX
     }
 }
 
+/* One tap of the table for pixels [P0, PE) of the tile. */
+#define EDGE_STEP(so, w0, P0, PE)                                                                  \
+    do {                                                                                           \
+        const float *s = sb + (so), *wp[LG_CONV_MAX_NB];                                           \
+        _Pragma("GCC unroll 4") for (int j = 0; j < NB; j++) wp[j] = (w0) + dj[j];                 \
+        TILE_STEP_P(0, P0, PE);                                                                    \
+    } while (0)
+
+/* tile_taps for a row's first or last tile (direct.h tap_ecase): each
+ * kernel column's taps for the pixels that read inside the input there. */
+AI void tile_taps_edge(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX_NB][URMAX]) {
+    const lg__conv_direct *d = t->d;
+    const int64_t sp = 2, sic = 0;
+    const lg__conv_seg *sg = t->seg;
+    const int64_t ic = sg->len, nkw = d->s.kw;
+    for (int64_t kd = t->kd0; kd < t->kd1; kd++) {
+        const float *sb = t->src + sg->soff + kd * d->s_kd;
+        const float *w0 = t->wei + t->ch->ocb[0].woff + sg->woff + kd * d->w_kd;
+        int64_t dj[LG_CONV_MAX_NB];
+#pragma GCC unroll 4
+        for (int j = 0; j < NB; j++) dj[j] = t->ch->ocb[j].woff - t->ch->ocb[0].woff;
+        for (int64_t kh = t->kh0; kh < t->kh1; kh++)
+            for (int64_t kw = 0; kw < nkw; kw++) {
+                const int64_t q = (kh * nkw + kw) * ic, *o = d->tap_off + q;
+                const float *w = w0 + q * VL;
+                switch (t->ecase[kw]) {
+                case 0:
+                    for (int64_t i = 0; i < ic; i++) EDGE_STEP(o[i], w + i * VL, 0, UR);
+                    break;
+                case 1:
+                    for (int64_t i = 0; i < ic; i++) EDGE_STEP(o[i], w + i * VL, 1, UR);
+                    break;
+                case 2:
+                    for (int64_t i = 0; i < ic; i++) EDGE_STEP(o[i], w + i * VL, 2, UR);
+                    break;
+                case 3:
+                    for (int64_t i = 0; i < ic; i++) EDGE_STEP(o[i], w + i * VL, 0, UR - 1);
+                    break;
+                default:
+                    for (int64_t i = 0; i < ic; i++) EDGE_STEP(o[i], w + i * VL, 0, UR - 2);
+                }
+            }
+    }
+}
+
 /* The reduction of a flat (1x1) tile: segments only, no kernel loops;
  * prefetches the source of the next tile (t->pf). */
 AI void tile_flat(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX_NB][URMAX]) {
@@ -348,7 +394,8 @@ AI void tile_body(const tile *t, const int NB, const int UR, const int KIND) {
     }
     const bool tapped = KIND == LG_CONV_SRC_PLAIN2 && d->tap_off;
     const bool flat = KIND == LG_CONV_SRC_BLK && d->flat;
-    if (tapped) tile_taps(t, NB, UR, acc);
+    if (tapped && t->ecase) tile_taps_edge(t, NB, UR, acc);
+    if (tapped && !t->ecase) tile_taps(t, NB, UR, acc);
     if (flat) tile_flat(t, NB, UR, acc);
     /* the L2 prefetches, spread evenly over the (segment, kd, kh, kw) steps */
     pf_lines wpf = t->wpf, spf = t->spf;
@@ -769,6 +816,20 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
             src + n * d->s_n + (od * s->sd - s->pd) * d->s_d + (oh * s->sh - s->ph) * d->s_h;
         float *drow = dst + n * d->d_n + od * d->d_d + oh * d->d_h;
         int64_t ow = 0;
+        if (d->tap_ecase) { /* whole rows in tiles, the first and the last with edge codes */
+            t.kw0 = 0;
+            t.kw1 = s->kw;
+            for (; ow < s->ow; ow += umax) {
+                int u = (int)(s->ow - ow < umax ? s->ow - ow : umax);
+                t.ecase = ow == 0 ? d->tap_ecase : ow + u == s->ow ? d->tap_ecase + s->kw : NULL;
+                t.src = srow + (ow * s->sw - s->pw) * d->s_w;
+                t.dst = drow + ow * d->d_w;
+                fn(&t, u);
+                t.wpf.left = 0;
+            }
+            t.ecase = NULL;
+            continue;
+        }
         for (; ow < s->ow; ow++) { /* left border, and all pixels when no interior */
             if (ow >= d->ow_lo && ow < d->ow_hi) break;
             FN(taps)(ow, s->sw, s->pw, s->dw, s->kw, s->iw, &t.kw0, &t.kw1);
