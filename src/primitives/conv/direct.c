@@ -348,14 +348,14 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
     int max_nb = d->src_kind == LG_CONV_SRC_PLAIN2 ? 2 : LG_CONV_MAX_NB;
     int nb = choose_nb(vl, nob > 0 ? nob : 1, width > 0 ? width : 1, max_nb, d->flat, &ur);
     if (edges && (nob % nb || !tap_edges(d, ur, lo, hi))) {
+        edges = false;
         width = hi - lo;
         nb = choose_nb(vl, nob > 0 ? nob : 1, width > 0 ? width : 1, max_nb, d->flat, &ur);
-        d->tap_ecase = NULL;
-    } else if (!edges) {
-        d->tap_ecase = NULL;
-    } else {
-        atomic_fetch_add(&lg__conv_edge_plans, 1);
     }
+    if (edges)
+        atomic_fetch_add(&lg__conv_edge_plans, 1);
+    else
+        d->tap_ecase = NULL;
     d->nb = nb, d->ur = ur;
     d->nchunk = (nob + nb - 1) / nb;
     const int *um = vl == 16 ? urmax16 : urmax8;

@@ -246,14 +246,17 @@ AI void init_acc(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX_
         }                                                                                          \
     } while (0)
 
-/* One tap of the table: the source at sb + so, block 0's weights at w0
- * (block j's at w0 + dj[j]). */
-#define TAP_STEP(so, w0)                                                                           \
+/* One tap of the table for pixels [P0, PE) of the tile: the source at
+ * sb + so, block 0's weights at w0 (block j's at w0 + dj[j]). */
+#define TAP_STEP_P(so, w0, P0, PE)                                                                 \
     do {                                                                                           \
         const float *s = sb + (so), *wp[LG_CONV_MAX_NB];                                           \
         _Pragma("GCC unroll 4") for (int j = 0; j < NB; j++) wp[j] = (w0) + dj[j];                 \
-        TILE_STEP(0);                                                                              \
+        TILE_STEP_P(0, P0, PE);                                                                    \
     } while (0)
+
+/* The same for the whole tile. */
+#define TAP_STEP(so, w0) TAP_STEP_P(so, w0, 0, UR)
 
 /* The reduction of a tile over the tap table (plain stride-2 source, one
  * segment, weights contiguous over (kh, kw, channel)): one loop over each
@@ -283,14 +286,6 @@ AI void tile_taps(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX
     }
 }
 
-/* One tap of the table for pixels [P0, PE) of the tile. */
-#define EDGE_STEP(so, w0, P0, PE)                                                                  \
-    do {                                                                                           \
-        const float *s = sb + (so), *wp[LG_CONV_MAX_NB];                                           \
-        _Pragma("GCC unroll 4") for (int j = 0; j < NB; j++) wp[j] = (w0) + dj[j];                 \
-        TILE_STEP_P(0, P0, PE);                                                                    \
-    } while (0)
-
 /* tile_taps for a row's first or last tile (direct.h tap_ecase): each
  * kernel column's taps for the pixels that read inside the input there. */
 AI void tile_taps_edge(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX_NB][URMAX]) {
@@ -310,19 +305,19 @@ AI void tile_taps_edge(const tile *t, const int NB, const int UR, vec acc[LG_CON
                 const float *w = w0 + q * VL;
                 switch (t->ecase[kw]) {
                 case 0:
-                    for (int64_t i = 0; i < ic; i++) EDGE_STEP(o[i], w + i * VL, 0, UR);
+                    for (int64_t i = 0; i < ic; i++) TAP_STEP_P(o[i], w + i * VL, 0, UR);
                     break;
                 case 1:
-                    for (int64_t i = 0; i < ic; i++) EDGE_STEP(o[i], w + i * VL, 1, UR);
+                    for (int64_t i = 0; i < ic; i++) TAP_STEP_P(o[i], w + i * VL, 1, UR);
                     break;
                 case 2:
-                    for (int64_t i = 0; i < ic; i++) EDGE_STEP(o[i], w + i * VL, 2, UR);
+                    for (int64_t i = 0; i < ic; i++) TAP_STEP_P(o[i], w + i * VL, 2, UR);
                     break;
                 case 3:
-                    for (int64_t i = 0; i < ic; i++) EDGE_STEP(o[i], w + i * VL, 0, UR - 1);
+                    for (int64_t i = 0; i < ic; i++) TAP_STEP_P(o[i], w + i * VL, 0, UR - 1);
                     break;
                 default:
-                    for (int64_t i = 0; i < ic; i++) EDGE_STEP(o[i], w + i * VL, 0, UR - 2);
+                    for (int64_t i = 0; i < ic; i++) TAP_STEP_P(o[i], w + i * VL, 0, UR - 2);
                 }
             }
     }
