@@ -56,8 +56,9 @@ static void *make_src(const lg_md *md, lg_rng *r) {
  * whose windows span several pixels, per vec, and those with a partial
  * group at the end of a row. */
 static int seen[3][5][2], seen_group[5], seen_tail;
-/* Tiled PERMUTE plans per vector kind and tile size k (2, 4, 8). */
-static int seen_tile[5][9];
+/* Tiled PERMUTE plans per vector kind and tile size k (2, 4, 8); plans
+ * that stream dst, and tiled ones among them that prefetch src. */
+static int seen_tile[5][9], seen_stream, seen_tile_pf;
 
 static void describe(const lg__shuffle_pd *pd, char *buf, size_t len) {
     char m[96];
@@ -89,6 +90,8 @@ static void check_plans(const lg__shuffle_pd *pd, lg_rng *r, size_t mis) {
             pairs = pairs || p->win[w].nseg < 0;
         seen[p->mode][p->mode == LG_SHUF_PERMUTE ? p->vec : 0][pairs]++;
         if (p->mode == LG_SHUF_PERMUTE && p->tile_k) seen_tile[p->vec][p->tile_k]++;
+        seen_stream += p->stream && mis == 0;
+        seen_tile_pf += p->mode == LG_SHUF_PERMUTE && p->tile_k && p->tile_pf > 0;
         if (p->mode == LG_SHUF_PERMUTE && p->m > 1) {
             seen_group[p->vec]++;
             seen_tail += p->in_n % p->m != 0;
@@ -411,10 +414,15 @@ Test(shuffle, random_problems_every_path) {
 }
 
 Test(shuffle, large_problems_threads_and_streaming) {
-    /* Beyond the thread and streaming thresholds; dst aligned and not. */
+    /* Beyond the thread and streaming thresholds (big: 9.4 MB of f32, 4.7
+     * MB of bf16); dst aligned and not. With AVX-512, nhwc runs the tiled
+     * kernel, which then prefetches src ahead, past the end of each thread's
+     * range and of src itself (the sanitizer build would flag a real read
+     * there). */
     lg_rng r = {99};
-    int64_t big[4] = {2, 128, 64, 66}, mid[4] = {2, 64, 30, 31};
+    int64_t big[4] = {2, 128, 96, 96}, mid[4] = {2, 64, 30, 31};
     const char *tags[3] = {"nchw", "nhwc", "nChw16c"};
+    seen_stream = seen_tile_pf = 0;
     for (int t = 0; t < 3; t++)
         for (int m = 0; m < 2; m++) {
             lg_md md = md_tag(4, m ? mid : big, LG_F32, tags[t]);
@@ -425,6 +433,14 @@ Test(shuffle, large_problems_threads_and_streaming) {
     lg_md md = md_tag(4, big, LG_BF16, "nChw16c");
     lg__shuffle_pd pd = make_pd(&md, 1, 2, LG_BACKWARD);
     check_plans(&pd, &r, 0);
+    int64_t big16[4] = {2, 256, 96, 96}; /* 9.4 MB of bf16: 16-bit tiles that stream */
+    md = md_tag(4, big16, LG_BF16, "nhwc");
+    pd = make_pd(&md, 1, 4, LG_FORWARD);
+    check_plans(&pd, &r, 0);
+    cr_assert(seen_stream > 0, "no plan streamed dst");
+    if (lg__cpu_isa_hw() >= LG_ISA_AVX512)
+        cr_assert(seen_tile_pf >= 2, "tiled plans prefetched src %d times, want f32 and bf16",
+                  seen_tile_pf);
 }
 
 Test(shuffle, huge_channel_counts_fall_back_to_tables) {

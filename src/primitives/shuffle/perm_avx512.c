@@ -147,13 +147,15 @@ void lg__shuf_chunk_avx512(const lg__shuf_plan *p, const char *src, char *dst, i
  * once into registers; window w is pair 0's two-source permute, the other
  * pairs merged over it under their lane masks (every lane belongs to one
  * pair, so nothing needs zeroing). Pixels run outermost, so src is read and
- * dst written in address order. */
+ * dst written in address order; with tile_pf each source vector is
+ * prefetched tile_pf bytes (whole pixels) ahead. A prefetch past the end of
+ * src is harmless: it never faults and loads nothing architecturally. */
 #define DEFINE_TILE(NAME, K, PERM2, MOV, M)                                                        \
     static void NAME(const lg__shuf_plan *p, const char *src, char *dst, int64_t n, int64_t ps,    \
                      bool stream) {                                                                \
         enum { NP = K / 2 };                                                                       \
         const int64_t esz = p->esz, ts = p->tile_src * esz, is = p->tile_is * esz,                 \
-                      td = p->tile_dst * esz;                                                      \
+                      td = p->tile_dst * esz, pf = p->tile_pf;                                     \
         __m512i ix[K * NP];                                                                        \
         M mk[K * NP];                                                                              \
         int64_t doff[K];                                                                           \
@@ -169,6 +171,8 @@ void lg__shuf_chunk_avx512(const lg__shuf_plan *p, const char *src, char *dst, i
                 const char *s = src + i * ps + t * ts;                                             \
                 char *d = dst + i * ps + t * td;                                                   \
                 __m512i v[K];                                                                      \
+                if (pf)                                                                            \
+                    for (int j = 0; j < K; j++) _mm_prefetch(s + pf + j * is, _MM_HINT_T0);        \
                 for (int j = 0; j < K; j++) v[j] = LOAD512(s + j * is);                            \
                 for (int w = 0; w < K; w++) {                                                      \
                     __m512i r = PERM2(v[0], ix[w * NP], v[1]);                                     \

@@ -37,6 +37,12 @@
  * setup (index vectors, masks) is spread over enough pixels. */
 #define CHUNK_BYTES (32 << 10)
 #define MIN_CHUNK   8
+/* How far ahead the tile kernel prefetches src once dst streams: the
+ * hardware prefetchers alone leave reads waiting on memory. Measured on the
+ * Zen 5 host (nhwc 8x256x56x56 f32 g4, two threads): 16 KB ahead 3%, 64 KB
+ * 4-5% faster than no prefetch in the quiet memory state, 15% in the
+ * contended one; 128 and 256 KB no better. */
+#define TILE_PF_BYTES (64 << 10)
 
 typedef struct vdim {
     int64_t n, s;
@@ -314,6 +320,8 @@ static lg_status plan_tiles(lg__shuf_plan *p, int64_t g) {
     p->tile_src = ts;
     p->tile_is = is;
     p->tile_dst = td;
+    int64_t ps = p->in_s * p->esz; /* bytes from one pixel to the next */
+    p->tile_pf = p->stream && ps > 0 ? (TILE_PF_BYTES + ps - 1) / ps * ps : 0;
     p->chunk_fn = lg__shuf_tile_avx512;
     snprintf(p->impl, sizeof p->impl, "%s:innermost%d:tile%d", lg__isa_name(p->isa), p->W, (int)k);
     return LG_OK;

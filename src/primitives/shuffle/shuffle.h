@@ -155,6 +155,9 @@ struct lg__shuf_plan {
      * window w, k / 2 pairs (sources 2q, 2q + 1: seg[w * k / 2 + q]). */
     int tile_k; /* 0: no tiles */
     int64_t ntiles, tile_src, tile_is, tile_dst;
+    /* Bytes ahead of each tile source vector that the kernel prefetches
+     * (whole pixels; 0: none): set for problems beyond the caches. */
+    int64_t tile_pf;
 
     struct lg__shuf_lplan *lplan; /* LG_SHUF_LAYOUTS */
 };
