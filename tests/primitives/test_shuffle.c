@@ -417,8 +417,8 @@ Test(shuffle, large_problems_threads_and_streaming) {
     /* Beyond the thread and streaming thresholds (big: 9.4 MB of f32, 4.7
      * MB of bf16); dst aligned and not. With AVX-512, nhwc runs the tiled
      * kernel, which then prefetches src ahead, past the end of each thread's
-     * range and of src itself (the sanitizer build would flag a real read
-     * there). */
+     * range and of src itself: prefetches, not loads (the sanitizer build
+     * would flag a load there). */
     lg_rng r = {99};
     int64_t big[4] = {2, 128, 96, 96}, mid[4] = {2, 64, 30, 31};
     const char *tags[3] = {"nchw", "nhwc", "nChw16c"};
