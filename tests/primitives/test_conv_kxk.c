@@ -204,6 +204,15 @@ Test(conv_kxk, ring_edge_sections) {
     }
 }
 
+/* Run p on its nchw source under the current ISA cap against the
+ * reference (cp_run), and require the direct path of that ISA. */
+static void run_nchw_direct(const cprob *p, const cdata *d, const char *what) {
+    const char *impl = cp_run(p, d, "abcd", NULL, NULL, what);
+    char want[64];
+    snprintf(want, sizeof want, "conv:%s:direct", lg__isa_name(lg__cpu_isa()));
+    cr_assert_str_eq(impl, want, "%s: impl %s, want %s", what, impl, want);
+}
+
 Test(conv_kxk, tap_table_remainders) {
     /* A plain (nchw) stride-2 source walks its (kh, kw, channel) taps
      * three a loop: tap counts of every remainder mod 3 (7x7 with 1 or 2
@@ -229,10 +238,7 @@ Test(conv_kxk, tap_table_remainders) {
             snprintf(what, sizeof what, "%lldx%lld s2 %lld->%lld at %lld N %lld nchw [isa %s]",
                      (long long)q[3], (long long)q[3], (long long)q[0], (long long)q[1],
                      (long long)q[2], (long long)q[5], lg__isa_name(lg__cpu_isa()));
-            const char *impl = cp_run(&p, &d, "abcd", NULL, NULL, what);
-            char want[64];
-            snprintf(want, sizeof want, "conv:%s:direct", lg__isa_name(lg__cpu_isa()));
-            cr_assert_str_eq(impl, want, "%s: impl %s, want %s", what, impl, want);
+            run_nchw_direct(&p, &d, what);
         }
         lg__cpu_set_isa_cap(-1);
         cp_data_free(&d);
@@ -271,10 +277,7 @@ Test(conv_kxk, tap_edge_tiles) {
                      (long long)q[1], (long long)q[2], (long long)q[4], (long long)q[5],
                      (long long)q[7], epi_name[q[8]], lg__isa_name(lg__cpu_isa()));
             long before = atomic_load(&lg__conv_edge_plans);
-            const char *impl = cp_run(&p, &d, "abcd", NULL, NULL, what);
-            char want[64];
-            snprintf(want, sizeof want, "conv:%s:direct", lg__isa_name(lg__cpu_isa()));
-            cr_assert_str_eq(impl, want, "%s: impl %s, want %s", what, impl, want);
+            run_nchw_direct(&p, &d, what);
             cr_assert_gt(atomic_load(&lg__conv_edge_plans), before, "%s: no edge tiles", what);
         }
         lg__cpu_set_isa_cap(-1);
