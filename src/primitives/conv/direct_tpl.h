@@ -255,69 +255,72 @@ AI void init_acc(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX_
         TILE_STEP_P(0, P0, PE);                                                                    \
     } while (0)
 
-/* The same for the whole tile. */
-#define TAP_STEP(so, w0) TAP_STEP_P(so, w0, 0, UR)
+/* n consecutive taps of the table (their source offsets at o, block 0's
+ * weights from w, VL apart) for pixels [P0, PE) of the tile: three taps a
+ * loop, as the loop's own integer work competes with the FMAs for their
+ * ports (one tap a loop ran 7x7 s2 3->64 1.2% slower, one thread; the edge
+ * tiles' columns one tap a loop ran 10% slower per FMA than the interior). */
+AI void tap_run(const float *sb, const int64_t *dj, const int64_t *o, const float *w, int64_t n,
+                const int NB, const int P0, const int PE, vec acc[LG_CONV_MAX_NB][URMAX]) {
+    const int64_t sp = 2, sic = 0;
+    for (; n >= 3; n -= 3, o += 3, w += 3 * VL) {
+        TAP_STEP_P(o[0], w, P0, PE);
+        TAP_STEP_P(o[1], w + VL, P0, PE);
+        TAP_STEP_P(o[2], w + 2 * VL, P0, PE);
+    }
+    for (; n > 0; n--, o++, w += VL) TAP_STEP_P(o[0], w, P0, PE);
+}
 
 /* The reduction of a tile over the tap table (plain stride-2 source, one
- * segment, weights contiguous over (kh, kw, channel)): one loop over each
- * kd's taps. */
+ * segment, weights contiguous over (kh, kw, channel)): one run of taps per
+ * kd. */
 AI void tile_taps(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX_NB][URMAX]) {
     const lg__conv_direct *d = t->d;
-    const int64_t sp = 2, sic = 0;
     const lg__conv_seg *sg = t->seg;
     const int64_t per_kh = d->s.kw * sg->len, q0 = t->kh0 * per_kh, q1 = t->kh1 * per_kh;
-    for (int64_t kd = t->kd0; kd < t->kd1; kd++) {
-        const float *sb = t->src + sg->soff + kd * d->s_kd, *w;
-        int64_t dj[LG_CONV_MAX_NB]; /* block j's weights from block 0's */
+    int64_t dj[LG_CONV_MAX_NB]; /* block j's weights from block 0's */
 #pragma GCC unroll 4
-        for (int j = 0; j < NB; j++) dj[j] = t->ch->ocb[j].woff - t->ch->ocb[0].woff;
-        w = t->wei + t->ch->ocb[0].woff + sg->woff + kd * d->w_kd + q0 * VL;
-        /* Three taps a loop: the loop's own integer work competes with the
-         * FMAs for their ports (one tap a loop ran 7x7 s2 3->64 1.2% slower,
-         * one thread). */
-        const int64_t *o = d->tap_off + q0;
-        int64_t n = q1 - q0;
-        for (; n >= 3; n -= 3, o += 3, w += 3 * VL) {
-            TAP_STEP(o[0], w);
-            TAP_STEP(o[1], w + VL);
-            TAP_STEP(o[2], w + 2 * VL);
-        }
-        for (; n > 0; n--, o++, w += VL) TAP_STEP(o[0], w);
+    for (int j = 0; j < NB; j++) dj[j] = t->ch->ocb[j].woff - t->ch->ocb[0].woff;
+    for (int64_t kd = t->kd0; kd < t->kd1; kd++) {
+        const float *sb = t->src + sg->soff + kd * d->s_kd;
+        const float *w = t->wei + t->ch->ocb[0].woff + sg->woff + kd * d->w_kd + q0 * VL;
+        tap_run(sb, dj, d->tap_off + q0, w, q1 - q0, NB, 0, UR, acc);
     }
 }
 
-/* tile_taps for a row's first or last tile (direct.h tap_ecase): each
- * kernel column's taps for the pixels that read inside the input there. */
+/* tile_taps for a row's first or last tile (direct.h tap_ecase): for each
+ * kernel row, each run of kernel columns with one edge code as one run of
+ * taps, for the pixels that read inside the input there. */
 AI void tile_taps_edge(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX_NB][URMAX]) {
     const lg__conv_direct *d = t->d;
-    const int64_t sp = 2, sic = 0;
     const lg__conv_seg *sg = t->seg;
     const int64_t ic = sg->len, nkw = d->s.kw;
+    int64_t dj[LG_CONV_MAX_NB];
+#pragma GCC unroll 4
+    for (int j = 0; j < NB; j++) dj[j] = t->ch->ocb[j].woff - t->ch->ocb[0].woff;
     for (int64_t kd = t->kd0; kd < t->kd1; kd++) {
         const float *sb = t->src + sg->soff + kd * d->s_kd;
         const float *w0 = t->wei + t->ch->ocb[0].woff + sg->woff + kd * d->w_kd;
-        int64_t dj[LG_CONV_MAX_NB];
-#pragma GCC unroll 4
-        for (int j = 0; j < NB; j++) dj[j] = t->ch->ocb[j].woff - t->ch->ocb[0].woff;
         for (int64_t kh = t->kh0; kh < t->kh1; kh++)
-            for (int64_t kw = 0; kw < nkw; kw++) {
-                const int64_t q = (kh * nkw + kw) * ic, *o = d->tap_off + q;
+            for (int64_t kw = 0, e; kw < nkw; kw = e) {
+                for (e = kw + 1; e < nkw && t->ecase[e] == t->ecase[kw];) e++;
+                const int64_t q = (kh * nkw + kw) * ic, n = (e - kw) * ic, *o = d->tap_off + q;
                 const float *w = w0 + q * VL;
                 switch (t->ecase[kw]) {
                 case 0:
-                    for (int64_t i = 0; i < ic; i++) TAP_STEP_P(o[i], w + i * VL, 0, UR);
+                    tap_run(sb, dj, o, w, n, NB, 0, UR, acc);
                     break;
                 case 1:
-                    for (int64_t i = 0; i < ic; i++) TAP_STEP_P(o[i], w + i * VL, 1, UR);
+                    tap_run(sb, dj, o, w, n, NB, 1, UR, acc);
                     break;
                 case 2:
-                    for (int64_t i = 0; i < ic; i++) TAP_STEP_P(o[i], w + i * VL, 2, UR);
+                    tap_run(sb, dj, o, w, n, NB, 2, UR, acc);
                     break;
                 case 3:
-                    for (int64_t i = 0; i < ic; i++) TAP_STEP_P(o[i], w + i * VL, 0, UR - 1);
+                    tap_run(sb, dj, o, w, n, NB, 0, UR - 1, acc);
                     break;
                 default:
-                    for (int64_t i = 0; i < ic; i++) TAP_STEP_P(o[i], w + i * VL, 0, UR - 2);
+                    tap_run(sb, dj, o, w, n, NB, 0, UR - 2, acc);
                 }
             }
     }
