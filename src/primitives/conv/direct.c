@@ -127,9 +127,10 @@ static int even_ur(int64_t width, int um) {
 
 /* The edge tiles of a plain stride-2 source's tap table (direct.h
  * tap_ecase): with tiles of ur pixels over whole rows, the codes of the
- * first and the last tile's kernel columns; false when a row has fewer than
- * two tiles, a tile is too short, or a column's pixels inside the input are
- * not one of the coded ranges (then the borders run one pixel at a time). */
+ * first and the last tile's kernel columns and their run ends; false when a
+ * row has fewer than two tiles, a tile is too short, or a column's pixels
+ * inside the input are not one of the coded ranges (then the borders run
+ * one pixel at a time). */
 static bool tap_edges(lg__conv_direct *d, int64_t ur, int64_t lo, int64_t hi) {
     const lg__conv_shape *s = &d->s;
     int64_t nt = (s->ow + ur - 1) / ur, ul = s->ow - (nt - 1) * ur, ow0 = s->ow - ul;
@@ -147,6 +148,13 @@ static bool tap_edges(lg__conv_direct *d, int64_t ur, int64_t lo, int64_t hi) {
         code[kw] = p0;
         code[s->kw + kw] = r ? 2 + r : 0;
     }
+    /* each column's run end: the first column after it with another code */
+    for (int64_t t = 0; t < 2; t++)
+        for (int64_t kw = s->kw - 1; kw >= 0; kw--) {
+            const int64_t *c = code + t * s->kw;
+            int64_t *end = code + (2 + t) * s->kw;
+            end[kw] = kw + 1 < s->kw && c[kw + 1] == c[kw] ? end[kw + 1] : kw + 1;
+        }
     return true;
 }
 
@@ -264,8 +272,9 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
     if (d->src_kind == LG_CONV_SRC_PLAIN2 && k == s->g && ws[wi] == vl && d->w_kw == s->icg * vl &&
         d->w_kh == s->kw * d->w_kw) {
         int64_t ntap = s->kh * s->kw * s->icg;
-        /* the taps, then the edge codes (two per kernel column) */
-        d->tap_off = lg__malloc(sizeof *d->tap_off * (size_t)(ntap + 2 * s->kw + 1));
+        /* the taps, then the edge codes and their run ends (four per
+         * kernel column) */
+        d->tap_off = lg__malloc(sizeof *d->tap_off * (size_t)(ntap + 4 * s->kw + 1));
         if (!d->tap_off) {
             lg__conv_direct_free(d);
             *oom = true;

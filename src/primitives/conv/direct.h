@@ -154,7 +154,9 @@ typedef struct lg__conv_direct {
      * of the call). Code c of kernel column kw says which of the tile's
      * pixels read inside the input there: 0 all, 1 or 2 all but the first
      * c, 3 or 4 all but the last c - 2; the first tile's codes at
-     * [0, KW), the last tile's at [KW, 2 KW); the others are inside. A
+     * [0, KW), the last tile's at [KW, 2 KW); the others are inside. At
+     * [2 KW, 4 KW) the same columns' run ends: the first column after kw
+     * with another code, so a tile walks each run of equal codes as one. A
      * padded copy of the rows (the ring) instead read 4-5% slower than the
      * source itself, for every tile. Part of tap_off's allocation. */
     int64_t *tap_ecase;

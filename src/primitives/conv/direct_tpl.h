@@ -289,8 +289,9 @@ AI void tile_taps(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX
 }
 
 /* tile_taps for a row's first or last tile (direct.h tap_ecase): for each
- * kernel row, each run of kernel columns with one edge code as one run of
- * taps, for the pixels that read inside the input there. */
+ * kernel row, each run of kernel columns with one edge code (its end from
+ * the plan) as one run of taps, for the pixels that read inside the input
+ * there. */
 AI void tile_taps_edge(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX_NB][URMAX]) {
     const lg__conv_direct *d = t->d;
     const lg__conv_seg *sg = t->seg;
@@ -303,7 +304,7 @@ AI void tile_taps_edge(const tile *t, const int NB, const int UR, vec acc[LG_CON
         const float *w0 = t->wei + t->ch->ocb[0].woff + sg->woff + kd * d->w_kd;
         for (int64_t kh = t->kh0; kh < t->kh1; kh++)
             for (int64_t kw = 0, e; kw < nkw; kw = e) {
-                for (e = kw + 1; e < nkw && t->ecase[e] == t->ecase[kw];) e++;
+                e = t->ecase[2 * nkw + kw]; /* the run's end (direct.h tap_ecase) */
                 const int64_t q = (kh * nkw + kw) * ic, n = (e - kw) * ic, *o = d->tap_off + q;
                 const float *w = w0 + q * VL;
                 switch (t->ecase[kw]) {
