@@ -181,12 +181,16 @@ Test(conv_kxk, ring_edge_sections) {
      * (right section) and an even one (left only), dilation 2
      * and pads 1 and 2, pad 1 on the left only (no right section), 5x5
      * pad 2 (sections; the second pixel still multiplies the ring's
-     * zeros). */
-    static const int64_t shp[][8] = {
-        /* hw, k, stride, dilation (dl: 1 is 2), pad left, pad right, n, oc */
-        {28, 3, 1, 0, 1, 1, 2, 32}, {5, 3, 1, 0, 1, 1, 1, 48},  {5, 2, 1, 0, 1, 1, 2, 32},
-        {13, 3, 2, 0, 1, 1, 1, 32}, {12, 3, 2, 0, 1, 1, 2, 48}, {10, 3, 1, 1, 1, 1, 1, 32},
-        {10, 3, 1, 1, 2, 2, 1, 32}, {9, 3, 1, 0, 1, 0, 2, 48},  {11, 5, 1, 0, 2, 2, 1, 32},
+     * zeros). Where only the sections' skipped taps read padding, the
+     * blocked layouts' plans read the source's own rows (direct.h
+     * src_rows, counted); pad 2 at stride 1, on either side, needs the
+     * ring's zeros. */
+    static const int64_t shp[][9] = {
+        /* hw, k, stride, dilation (dl: 1 is 2), pad left, pad right, n, oc, src_rows */
+        {28, 3, 1, 0, 1, 1, 2, 32, 1}, {5, 3, 1, 0, 1, 1, 1, 48, 1},  {5, 2, 1, 0, 1, 1, 2, 32, 1},
+        {13, 3, 2, 0, 1, 1, 1, 32, 1}, {12, 3, 2, 0, 1, 1, 2, 48, 1}, {10, 3, 1, 1, 1, 1, 1, 32, 1},
+        {10, 3, 1, 1, 2, 2, 1, 32, 0}, {9, 3, 1, 0, 1, 0, 2, 48, 1},  {11, 5, 1, 0, 2, 2, 1, 32, 0},
+        {9, 3, 1, 0, 1, 2, 1, 32, 0},
     };
     uint64_t seed = 380;
     for (size_t i = 0; i < sizeof shp / sizeof shp[0]; i++) {
@@ -200,7 +204,13 @@ Test(conv_kxk, ring_edge_sections) {
             what, sizeof what, "%lldx%lld s%lld dil %lld 32->%lld at %lld pad %lld,%lld N %lld %s",
             (long long)q[1], (long long)q[1], (long long)q[2], (long long)q[3] + 1, (long long)q[7],
             (long long)q[0], (long long)q[4], (long long)q[5], (long long)q[6], epi_name[i % 6]);
+        long before = atomic_load(&lg__conv_src_row_plans);
         run_all(&p, what, "direct", seed++);
+        long built = atomic_load(&lg__conv_src_row_plans) - before;
+        if (q[8])
+            cr_assert_gt(built, 0, "%s: no plan read the source's rows", what);
+        else
+            cr_assert_eq(built, 0, "%s: %ld plans read the source's rows", what, built);
     }
 }
 

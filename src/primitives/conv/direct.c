@@ -160,6 +160,7 @@ static bool tap_edges(lg__conv_direct *d, int64_t ur, int64_t lo, int64_t hi) {
 
 int lg__conv_rings_off;
 atomic_long lg__conv_edge_plans;
+atomic_long lg__conv_src_row_plans;
 
 void lg__conv_direct_free(lg__conv_direct *d) {
     if (!d) return;
@@ -319,13 +320,21 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
             d->ring_tq = 1;
             for (int64_t q = 0; q < k; q++) d->ring_tq = d->ring_tq && d->segs[q].len == vl;
             if (d->ring_tq && s->kw >= 2) { /* edge sections (direct.h) */
+                /* r: the row's last pixel's last tap */
                 int64_t r = (s->ow - 1) * s->sw - s->pw + (s->kw - 1) * s->dw;
                 d->ring_edge = (s->pw >= 1 ? 1 : 0) | (r >= s->iw ? 2 : 0);
+                /* src_rows: pixel 0 at kw = 1 and pixel 1 at kw = 0 inside
+                 * on the left, the mirror taps inside on the right */
+                bool blk = d->src_kind == LG_CONV_SRC_BLK || d->src_kind == LG_CONV_SRC_BLK2;
+                d->src_rows = blk && s->pw <= s->dw && s->pw <= s->sw && r - s->dw < s->iw &&
+                              r - s->sw < s->iw;
             }
-            /* the ring's floats, then kh int64 slots and the tap table's
-             * 2 int64 per step, rounded to 64 bytes */
+            if (d->src_rows) atomic_fetch_add(&lg__conv_src_row_plans, 1);
+            /* the ring's floats (none with src_rows), then kh int64 slots
+             * and the tap table's 2 int64 per step, rounded to 64 bytes */
             int64_t ntq = d->ring_tq ? k * s->kh * s->kw : 0;
-            d->ring_stride = (d->prow_c * ncb + 2 * s->kh + 4 * ntq + 15) / 16 * 16;
+            int64_t nfl = d->src_rows ? 0 : d->prow_c * ncb;
+            d->ring_stride = (nfl + 2 * s->kh + 4 * ntq + 15) / 16 * 16;
             d->nring = omp_get_max_threads();
             d->rings = lg__aligned_alloc(64, sizeof(float) * (size_t)(d->ring_stride * d->nring));
             d->ring_busy = lg__calloc((size_t)d->nring, sizeof *d->ring_busy);

@@ -697,7 +697,7 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
     }
     idx_init(&x, lo);
     /* the padded rows, or NULL (then border pixels run one at a time) */
-    int64_t pfl = d->prow_c * ((s->ic + VL - 1) / VL); /* floats of the ring */
+    int64_t pfl = d->src_rows ? 0 : d->prow_c * ((s->ic + VL - 1) / VL); /* the ring's rows */
     float *pbuf = NULL;
     int ring = -1;
     for (int r = 0; r < d->nring && !pbuf && !lg__conv_rings_off; r++)
@@ -763,14 +763,19 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
             int64_t top = oh * s->sh - s->ph, nr = d->prow_n;
             int64_t need0 = top + t.kh0 * s->dh, need1 = top + (t.kh1 - 1) * s->dh + 1;
             if (n != pn || need0 < lo_v || need0 > hi_v) lo_v = hi_v = need0;
-            if (need1 > hi_v) FN(fill_rows)(d, src, n, hi_v, need1, pbuf);
+            if (need1 > hi_v && !d->src_rows) FN(fill_rows)(d, src, n, hi_v, need1, pbuf);
             pn = n;
             hi_v = need1 > hi_v ? need1 : hi_v;
             lo_v = hi_v - nr > lo_v ? hi_v - nr : lo_v;
             float *drow = dst + n * d->d_n + oh * d->d_h;
+            /* the rows' origin: the ring, or with src_rows the source at
+             * (n, row top, column -pw), which the edge sections never read
+             * outside the input */
+            const float *rows = d->src_rows ? src + n * d->s_n + top * d->s_h - s->pw * VL : pbuf;
             for (int64_t kh = t.kh0; kh < t.kh1; kh++)
-                pkh[kh] = (top + kh * s->dh) % nr * d->prow_w * VL;
-            t.seg = d->psegs;
+                pkh[kh] =
+                    d->src_rows ? kh * s->dh * d->s_h : (top + kh * s->dh) % nr * d->prow_w * VL;
+            t.seg = d->src_rows ? d->segs : d->psegs;
             t.khoff = pkh;
             t.kw0 = 0;
             t.kw1 = s->kw;
@@ -798,7 +803,7 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
             int64_t sq0 = 0, sq1 = FN(next_rows)(d, src, n, oh, c, lo_v, hi_v, &t.spf, &sq0);
             for (int64_t ow = 0, k = 0; ow < s->ow; k++) {
                 int u = (int)(s->ow - ow < umax ? s->ow - ow : umax);
-                t.src = pbuf + ow * s->sw * VL;
+                t.src = rows + ow * s->sw * VL;
                 t.dst = drow + ow * d->d_w;
                 t.edge =
                     (ow == 0 ? d->ring_edge & 1 : 0) | (ow + u == s->ow ? d->ring_edge & 2 : 0);
