@@ -704,7 +704,8 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
         if (!atomic_exchange(&d->ring_busy[r], 1)) ring = r, pbuf = d->rings + r * d->ring_stride;
     int64_t *pkh = pbuf ? (int64_t *)(pbuf + pfl) : NULL; /* the ring's khoff */
     int64_t pn = -1, lo_v = 0, hi_v = 0; /* pbuf holds rows [lo_v, hi_v) of image pn */
-    int64_t tq_n = -1, tq_oh = -1;       /* the tap table is of this row */
+    int64_t tq_a = -1, tq_b = -1;        /* the tap table's key: its row (n, oh), or with src_rows
+                                            its kernel rows (kh0, kh1), all it depends on then */
     for (int64_t it = lo; it < hi; it++, idx_next(&x)) {
         int64_t c = x.v[0], od = 0, oh = 0, pb = 0, g, n;
         if (d->flat) {
@@ -779,7 +780,8 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
             t.khoff = pkh;
             t.kw0 = 0;
             t.kw1 = s->kw;
-            if (d->ring_tq && (n != tq_n || oh != tq_oh)) {
+            const int64_t ka = d->src_rows ? t.kh0 : n, kb = d->src_rows ? t.kh1 : oh;
+            if (d->ring_tq && (ka != tq_a || kb != tq_b)) {
                 /* the row's steps, in order; with edge sections, the kw =
                  * 0 column's steps first and the kw = KW - 1 column's last */
                 int64_t *tq = pkh + s->kh, nq = 0;
@@ -797,7 +799,7 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
                 }
                 t.tq = tq;
                 t.ntq = nq;
-                tq_n = n, tq_oh = oh;
+                tq_a = ka, tq_b = kb;
             }
             const int64_t nt = (s->ow + umax - 1) / umax;
             int64_t sq0 = 0, sq1 = FN(next_rows)(d, src, n, oh, c, lo_v, hi_v, &t.spf, &sq0);
