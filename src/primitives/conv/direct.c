@@ -127,10 +127,10 @@ static int even_ur(int64_t width, int um) {
 
 /* The edge tiles of a plain stride-2 source's tap table (direct.h
  * tap_ecase): with tiles of ur pixels over whole rows, the codes of the
- * first and the last tile's kernel columns and their run ends; false when a
- * row has fewer than two tiles, a tile is too short, or a column's pixels
- * inside the input are not one of the coded ranges (then the borders run
- * one pixel at a time). */
+ * first and the last tile's kernel columns, and each tile's taps grouped
+ * by code (eruns); false when a row has fewer than two tiles, a tile is
+ * too short, or a column's pixels inside the input are not one of the
+ * coded ranges (then the borders run one pixel at a time). */
 static bool tap_edges(lg__conv_direct *d, int64_t ur, int64_t lo, int64_t hi) {
     const lg__conv_shape *s = &d->s;
     int64_t nt = (s->ow + ur - 1) / ur, ul = s->ow - (nt - 1) * ur, ow0 = s->ow - ul;
@@ -148,13 +148,25 @@ static bool tap_edges(lg__conv_direct *d, int64_t ur, int64_t lo, int64_t hi) {
         code[kw] = p0;
         code[s->kw + kw] = r ? 2 + r : 0;
     }
-    /* each column's run end: the first column after it with another code */
-    for (int64_t t = 0; t < 2; t++)
-        for (int64_t kw = s->kw - 1; kw >= 0; kw--) {
-            const int64_t *c = code + t * s->kw;
-            int64_t *end = code + (2 + t) * s->kw;
-            end[kw] = kw + 1 < s->kw && c[kw + 1] == c[kw] ? end[kw + 1] : kw + 1;
+    /* each tile's taps grouped by code, (kh, kw, channel) order in each */
+    const int64_t ntap = s->kh * s->kw * s->icg, vl = d->w_kw / s->icg;
+    for (int t = 0; t < 2; t++) {
+        struct lg__conv_eruns *er = &d->eruns[t];
+        int64_t *src = code + 2 * s->kw + 2 * t * ntap, *wei = src + ntap, k = 0;
+        er->n = 0, er->src = src, er->wei = wei;
+        for (int c = 0; c < 5; c++) {
+            int64_t at = k;
+            for (int64_t kh = 0; kh < s->kh; kh++)
+                for (int64_t kw = 0; kw < s->kw; kw++)
+                    for (int64_t i = 0; code[t * s->kw + kw] == c && i < s->icg; i++, k++) {
+                        const int64_t q = (kh * s->kw + kw) * s->icg + i;
+                        src[k] = d->tap_off[q], wei[k] = q * vl;
+                    }
+            if (k == at) continue;
+            er->code[er->n] = c, er->at[er->n] = at, er->per[er->n] = (k - at) / s->kh;
+            er->n++;
         }
+    }
     return true;
 }
 
@@ -273,9 +285,9 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
     if (d->src_kind == LG_CONV_SRC_PLAIN2 && k == s->g && ws[wi] == vl && d->w_kw == s->icg * vl &&
         d->w_kh == s->kw * d->w_kw) {
         int64_t ntap = s->kh * s->kw * s->icg;
-        /* the taps, then the edge codes and their run ends (four per
-         * kernel column) */
-        d->tap_off = lg__malloc(sizeof *d->tap_off * (size_t)(ntap + 4 * s->kw + 1));
+        /* the taps, the edge codes (two per kernel column), then the
+         * edge tiles' (source, weight) pairs */
+        d->tap_off = lg__malloc(sizeof *d->tap_off * (size_t)(5 * ntap + 2 * s->kw + 1));
         if (!d->tap_off) {
             lg__conv_direct_free(d);
             *oom = true;

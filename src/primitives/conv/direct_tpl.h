@@ -67,8 +67,8 @@ typedef struct tile {
     int64_t pf;           /* flat: prefetch the source this many elements ahead (the next
                              tile's pixels, which come from memory: 1x1 256->64 runs 8%
                              faster), or 0 */
-    const int64_t *ecase; /* tap_ecase: the edge codes of this tile's kernel columns, or NULL */
-    const int64_t *tq;    /* ring_tq: the row's (source, weight) offset pairs, ntq steps */
+    const struct lg__conv_eruns *er; /* an edge tile's taps by edge code (eruns), or NULL */
+    const int64_t *tq; /* ring_tq: the row's (source, weight) offset pairs, ntq steps */
     int64_t ntq;
     int64_t tq_l, tq_r; /* ring_edge: the kw = 0 section is steps [0, tq_l), the kw = KW - 1
                            one [tq_r, ntq) */
@@ -288,42 +288,53 @@ AI void tile_taps(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX
     }
 }
 
-/* tile_taps for a row's first or last tile (direct.h tap_ecase): for each
- * kernel row, each run of kernel columns with one edge code (its end from
- * the plan) as one run of taps, for the pixels that read inside the input
- * there. */
+/* n taps given as (source, weight) offset pairs (o, wo; weights from w0)
+ * for pixels [P0, PE) of the tile, three a loop as tap_run. */
+AI void tap_pairs(const float *sb, const int64_t *dj, const int64_t *o, const int64_t *wo,
+                  const float *w0, int64_t n, const int NB, const int P0, const int PE,
+                  vec acc[LG_CONV_MAX_NB][URMAX]) {
+    const int64_t sp = 2, sic = 0;
+    for (; n >= 3; n -= 3, o += 3, wo += 3) {
+        TAP_STEP_P(o[0], w0 + wo[0], P0, PE);
+        TAP_STEP_P(o[1], w0 + wo[1], P0, PE);
+        TAP_STEP_P(o[2], w0 + wo[2], P0, PE);
+    }
+    for (; n > 0; n--, o++, wo++) TAP_STEP_P(o[0], w0 + wo[0], P0, PE);
+}
+
+/* tile_taps for a row's first or last tile (direct.h eruns): each edge
+ * code's taps of the tile's kernel rows as one run, for the pixels that
+ * read inside the input there. */
 AI void tile_taps_edge(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX_NB][URMAX]) {
     const lg__conv_direct *d = t->d;
     const lg__conv_seg *sg = t->seg;
-    const int64_t ic = sg->len, nkw = d->s.kw;
+    const struct lg__conv_eruns *er = t->er;
     int64_t dj[LG_CONV_MAX_NB];
 #pragma GCC unroll 4
     for (int j = 0; j < NB; j++) dj[j] = t->ch->ocb[j].woff - t->ch->ocb[0].woff;
     for (int64_t kd = t->kd0; kd < t->kd1; kd++) {
         const float *sb = t->src + sg->soff + kd * d->s_kd;
         const float *w0 = t->wei + t->ch->ocb[0].woff + sg->woff + kd * d->w_kd;
-        for (int64_t kh = t->kh0; kh < t->kh1; kh++)
-            for (int64_t kw = 0, e; kw < nkw; kw = e) {
-                e = t->ecase[2 * nkw + kw]; /* the run's end (direct.h tap_ecase) */
-                const int64_t q = (kh * nkw + kw) * ic, n = (e - kw) * ic, *o = d->tap_off + q;
-                const float *w = w0 + q * VL;
-                switch (t->ecase[kw]) {
-                case 0:
-                    tap_run(sb, dj, o, w, n, NB, 0, UR, acc);
-                    break;
-                case 1:
-                    tap_run(sb, dj, o, w, n, NB, 1, UR, acc);
-                    break;
-                case 2:
-                    tap_run(sb, dj, o, w, n, NB, 2, UR, acc);
-                    break;
-                case 3:
-                    tap_run(sb, dj, o, w, n, NB, 0, UR - 1, acc);
-                    break;
-                default:
-                    tap_run(sb, dj, o, w, n, NB, 0, UR - 2, acc);
-                }
+        for (int r = 0; r < er->n; r++) {
+            const int64_t k = er->at[r] + t->kh0 * er->per[r], n = (t->kh1 - t->kh0) * er->per[r];
+            const int64_t *o = er->src + k, *wo = er->wei + k;
+            switch (er->code[r]) {
+            case 0:
+                tap_pairs(sb, dj, o, wo, w0, n, NB, 0, UR, acc);
+                break;
+            case 1:
+                tap_pairs(sb, dj, o, wo, w0, n, NB, 1, UR, acc);
+                break;
+            case 2:
+                tap_pairs(sb, dj, o, wo, w0, n, NB, 2, UR, acc);
+                break;
+            case 3:
+                tap_pairs(sb, dj, o, wo, w0, n, NB, 0, UR - 1, acc);
+                break;
+            default:
+                tap_pairs(sb, dj, o, wo, w0, n, NB, 0, UR - 2, acc);
             }
+        }
     }
 }
 
@@ -393,8 +404,8 @@ AI void tile_body(const tile *t, const int NB, const int UR, const int KIND) {
     }
     const bool tapped = KIND == LG_CONV_SRC_PLAIN2 && d->tap_off;
     const bool flat = KIND == LG_CONV_SRC_BLK && d->flat;
-    if (tapped && t->ecase) tile_taps_edge(t, NB, UR, acc);
-    if (tapped && !t->ecase) tile_taps(t, NB, UR, acc);
+    if (tapped && t->er) tile_taps_edge(t, NB, UR, acc);
+    if (tapped && !t->er) tile_taps(t, NB, UR, acc);
     if (flat) tile_flat(t, NB, UR, acc);
     /* the L2 prefetches, spread evenly over the (segment, kd, kh, kw) steps */
     pf_lines wpf = t->wpf, spf = t->spf;
@@ -827,13 +838,13 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
             t.kw1 = s->kw;
             for (; ow < s->ow; ow += umax) {
                 int u = (int)(s->ow - ow < umax ? s->ow - ow : umax);
-                t.ecase = ow == 0 ? d->tap_ecase : ow + u == s->ow ? d->tap_ecase + s->kw : NULL;
+                t.er = ow == 0 ? &d->eruns[0] : ow + u == s->ow ? &d->eruns[1] : NULL;
                 t.src = srow + (ow * s->sw - s->pw) * d->s_w;
                 t.dst = drow + ow * d->d_w;
                 fn(&t, u);
                 t.wpf.left = 0;
             }
-            t.ecase = NULL;
+            t.er = NULL;
             continue;
         }
         for (; ow < s->ow; ow++) { /* left border, and all pixels when no interior */
