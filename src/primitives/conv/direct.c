@@ -154,7 +154,7 @@ static bool tap_edges(lg__conv_direct *d, int64_t ur, int64_t lo, int64_t hi) {
         struct lg__conv_eruns *er = &d->eruns[t];
         int64_t *src = code + 2 * s->kw + 2 * t * ntap, *wei = src + ntap, k = 0;
         er->n = 0, er->src = src, er->wei = wei;
-        for (int c = 0; c < 5; c++) {
+        for (int c = 0; c < LG_CONV_ECODES; c++) {
             int64_t at = k;
             for (int64_t kh = 0; kh < s->kh; kh++)
                 for (int64_t kw = 0; kw < s->kw; kw++)

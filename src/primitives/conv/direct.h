@@ -95,6 +95,9 @@ typedef struct lg__conv_chunk {
     lg__conv_ocb ocb[LG_CONV_MAX_NB];
 } lg__conv_chunk;
 
+/* The edge codes of tap_ecase (below): 0 to 4. */
+#define LG_CONV_ECODES 5
+
 typedef struct lg__conv_direct {
     lg__conv_shape s;
     int vl;
@@ -169,8 +172,8 @@ typedef struct lg__conv_direct {
      * 0.5% faster (AVX2: 11%). Part of tap_off's allocation. */
     struct lg__conv_eruns {
         int n;
-        int code[5];
-        int64_t at[5], per[5];
+        int code[LG_CONV_ECODES];
+        int64_t at[LG_CONV_ECODES], per[LG_CONV_ECODES];
         const int64_t *src, *wei;
     } eruns[2];
     /* Source offset of each kernel row kh: kh * s_kh. */

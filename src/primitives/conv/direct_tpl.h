@@ -289,7 +289,10 @@ AI void tile_taps(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX
 }
 
 /* n taps given as (source, weight) offset pairs (o, wo; weights from w0)
- * for pixels [P0, PE) of the tile, three a loop as tap_run. */
+ * for pixels [P0, PE) of the tile, three a loop as tap_run. tap_run's
+ * twin for the edge tiles, whose taps grouped by code are not contiguous
+ * in the weights; the interior tiles keep tap_run, which loads no weight
+ * offsets. */
 AI void tap_pairs(const float *sb, const int64_t *dj, const int64_t *o, const int64_t *wo,
                   const float *w0, int64_t n, const int NB, const int P0, const int PE,
                   vec acc[LG_CONV_MAX_NB][URMAX]) {
