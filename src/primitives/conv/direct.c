@@ -406,6 +406,9 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
                               : o->c0 % vl == 0 && (o->nvalid == vl || o->c0 + o->nvalid == s->oc);
                 if (!ok) ch->fast = 0;
             }
+            bool whole = !d->dst_cl && d->d_w == vl;
+            for (int64_t b = 0; b < ch->nb; b++) whole = whole && ch->ocb[b].nvalid == vl;
+            if (ch->fast && whole) ch->fast = LG_CONV_FAST_DENSE;
         }
     /* Reduction blocks of the flat path, about 32 KB of weights each, when
      * several chunks share the source (with one chunk the partial sums'

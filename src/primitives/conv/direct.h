@@ -87,11 +87,15 @@ typedef struct lg__conv_ocb {
     int32_t nvalid, pad_;
 } lg__conv_ocb;
 
+#define LG_CONV_FAST_DENSE 2
+
 /* A chunk: up to LG_CONV_MAX_NB blocks of one group processed together. */
 typedef struct lg__conv_chunk {
     int32_t nb, ur; /* blocks, and pixels per tile */
     int32_t fast;   /* in-register epilogue possible: every block aligned, the
-                       only partial one at dst's end, and a simple chain */
+                       only partial one at dst's end, and a simple chain;
+                       LG_CONV_FAST_DENSE: also every block whole and dst's
+                       pixels VL floats apart */
     lg__conv_ocb ocb[LG_CONV_MAX_NB];
 } lg__conv_chunk;
 

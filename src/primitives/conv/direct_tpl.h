@@ -168,12 +168,24 @@ AI void epilogue(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX_
             m[j] = v_mask_range(0, b->nvalid); /* zero the padding lanes of dst's last block */
         }
         /* One loop per chain, so that no test runs per vector. */
+        /* A dense chunk (LG_CONV_FAST_DENSE) stores whole vectors VL floats
+         * apart: no masks, and addresses GCC need not keep on the stack. */
+        const bool dense = t->ch->fast == LG_CONV_FAST_DENSE;
 #define EPI_LOOP(EXPR)                                                                             \
-    _Pragma("GCC unroll 4") for (int j = 0; j < NB; j++)                                           \
-        _Pragma("GCC unroll 32") for (int p = 0; p < UR; p++) {                                    \
-        vec v = acc[j][p];                                                                         \
-        float *o_ = a[j] + p * dw;                                                                 \
-        v_store(o_, v_keep(m[j], (EXPR)));                                                         \
+    if (dense) {                                                                                   \
+        _Pragma("GCC unroll 4") for (int j = 0; j < NB; j++)                                       \
+            _Pragma("GCC unroll 32") for (int p = 0; p < UR; p++) {                                \
+            vec v = acc[j][p];                                                                     \
+            float *o_ = a[j] + p * VL;                                                             \
+            v_store(o_, (EXPR));                                                                   \
+        }                                                                                          \
+    } else {                                                                                       \
+        _Pragma("GCC unroll 4") for (int j = 0; j < NB; j++)                                       \
+            _Pragma("GCC unroll 32") for (int p = 0; p < UR; p++) {                                \
+            vec v = acc[j][p];                                                                     \
+            float *o_ = a[j] + p * dw;                                                             \
+            v_store(o_, v_keep(m[j], (EXPR)));                                                     \
+        }                                                                                          \
     }
         switch (d->epi) {
         case LG_CONV_EPI_RELU:
