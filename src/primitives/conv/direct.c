@@ -344,7 +344,7 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
             if (d->src_rows) atomic_fetch_add(&lg__conv_src_row_plans, 1);
             /* the ring's floats (none with src_rows), then kh int64 slots
              * and the tap table's 2 int64 per step, rounded to 64 bytes */
-            int64_t ntq = d->ring_tq ? k * s->kh * s->kw : 0;
+            int64_t ntq = d->ring_tq ? s->kh * s->kw : 0;
             int64_t nfl = d->src_rows ? 0 : d->prow_c * ncb;
             d->ring_stride = (nfl + 2 * s->kh + 4 * ntq + 15) / 16 * 16;
             d->nring = omp_get_max_threads();

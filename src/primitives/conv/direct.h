@@ -203,12 +203,13 @@ typedef struct lg__conv_direct {
                       source may be nhwc: its rows are stored blocked) */
     lg__conv_seg *psegs;
     /* Every segment a whole block: the tiles over the ring walk a row's
-     * (segment, kh, kw) steps as one loop over a table of (source, weight)
-     * offsets, built per row (with src_rows per kernel-row range: the
-     * offsets are then the same for every row; the nested loops' scalar
-     * work shares the FMA
-     * ports: with the source prefetch, 3x3 128->128 28x28
-     * ran 3-4% faster). */
+     * (kh, kw) steps as one loop over a table of the first segment's
+     * (source, weight) offsets, built per row (with src_rows per
+     * kernel-row range: the offsets are then the same for every row; the
+     * nested loops' scalar work shares the FMA ports: with the source
+     * prefetch, 3x3 128->128 28x28 ran 3-4% faster). Each step walks the
+     * segments, evenly spaced, by adding their strides (segments outermost
+     * with a table entry each ran that layer 0.6% slower). */
     int ring_tq;
     /* Edge sections of the tap table (with ring_tq and KW >= 2): bit 0
      * when the row's first output pixel reads padding at kw = 0 (a left
