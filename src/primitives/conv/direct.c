@@ -396,6 +396,7 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
             ch->nb = (int32_t)(b1 - b0);
             ch->ur = ch->nb == nb ? ur : even_ur(width > 0 ? width : 1, um[ch->nb]);
             ch->fast = d->epi != LG_CONV_EPI_GEN;
+            bool whole = !d->dst_cl && d->d_w == vl; /* LG_CONV_FAST_DENSE */
             for (int64_t b = b0; b < b1; b++) {
                 lg__conv_ocb *o = &ch->ocb[b - b0];
                 o->c0 = g * s->ocg + b * vl;
@@ -405,9 +406,8 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
                               ? o->nvalid == vl
                               : o->c0 % vl == 0 && (o->nvalid == vl || o->c0 + o->nvalid == s->oc);
                 if (!ok) ch->fast = 0;
+                whole = whole && o->nvalid == vl;
             }
-            bool whole = !d->dst_cl && d->d_w == vl;
-            for (int64_t b = 0; b < ch->nb; b++) whole = whole && ch->ocb[b].nvalid == vl;
             if (ch->fast && whole) ch->fast = LG_CONV_FAST_DENSE;
         }
     /* Reduction blocks of the flat path, about 32 KB of weights each, when
