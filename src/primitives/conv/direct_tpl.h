@@ -173,21 +173,22 @@ AI void epilogue(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX_
         /* A dense chunk (LG_CONV_FAST_DENSE) stores whole vectors VL floats
          * apart: no masks, and addresses GCC need not keep on the stack. */
         const bool dense = t->ch->fast == LG_CONV_FAST_DENSE;
+/* The chain EXPR of every vector v, stored at o_ = a[j] + p * STEP
+ * through WRAP (the padding lanes' mask, or none). */
+#define EPI_PLAIN(x)  (x)
+#define EPI_MASKED(x) v_keep(m[j], (x))
+#define EPI_STORES(STEP, WRAP, EXPR)                                                               \
+    _Pragma("GCC unroll 4") for (int j = 0; j < NB; j++)                                           \
+        _Pragma("GCC unroll 32") for (int p = 0; p < UR; p++) {                                    \
+        vec v = acc[j][p];                                                                         \
+        float *o_ = a[j] + p * (STEP);                                                             \
+        v_store(o_, WRAP(EXPR));                                                                   \
+    }
 #define EPI_LOOP(EXPR)                                                                             \
     if (dense) {                                                                                   \
-        _Pragma("GCC unroll 4") for (int j = 0; j < NB; j++)                                       \
-            _Pragma("GCC unroll 32") for (int p = 0; p < UR; p++) {                                \
-            vec v = acc[j][p];                                                                     \
-            float *o_ = a[j] + p * VL;                                                             \
-            v_store(o_, (EXPR));                                                                   \
-        }                                                                                          \
+        EPI_STORES(VL, EPI_PLAIN, EXPR)                                                            \
     } else {                                                                                       \
-        _Pragma("GCC unroll 4") for (int j = 0; j < NB; j++)                                       \
-            _Pragma("GCC unroll 32") for (int p = 0; p < UR; p++) {                                \
-            vec v = acc[j][p];                                                                     \
-            float *o_ = a[j] + p * dw;                                                             \
-            v_store(o_, v_keep(m[j], (EXPR)));                                                     \
-        }                                                                                          \
+        EPI_STORES(dw, EPI_MASKED, EXPR)                                                           \
     }
         switch (d->epi) {
         case LG_CONV_EPI_RELU:
@@ -208,6 +209,9 @@ AI void epilogue(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX_
             EPI_LOOP(v);
         }
 #undef EPI_LOOP
+#undef EPI_STORES
+#undef EPI_MASKED
+#undef EPI_PLAIN
         return;
     }
     float buf[LG_CONV_MAX_NB * URMAX * VL] __attribute__((aligned(64)));
