@@ -11,13 +11,18 @@
 # load average, each workload's oneDNN / lgraph time with its min-max,
 # and lgraph's reorder time in ms, which tells the host's memory state: on
 # the Zen 5 host about 0.4 ms when memory is quiet, 0.7 ms and more when
-# it is contended), then the median of each column over the rounds.
+# it is contended), then each column's median over the rounds with
+# the rounds' min-max.
 # Builds first with scripts/build.sh if build/bench is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-10}
 pairs=${2:-15}
-case "$rounds$pairs" in *[!0-9]*) echo "usage: parity_rounds.sh [ROUNDS] [PAIRS]" >&2; exit 2 ;; esac
+case "$rounds$pairs" in *[!0-9]*) rounds=0 ;; esac
+if [ "$rounds" -lt 1 ] || [ "$pairs" -lt 1 ]; then
+  echo "usage: parity_rounds.sh [ROUNDS] [PAIRS]   (both at least 1)" >&2
+  exit 2
+fi
 [ -x build/bench/bench_conv ] || bash scripts/build.sh >/dev/null
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
 b=build/bench
@@ -40,16 +45,17 @@ for r in $(seq 1 "$rounds"); do
   sh=$("$b/bench_shuffle" "$pairs" | grep '^| f32 nhwc 8x256x56x56 g4' | cell 6)
   echo "| $r | $t | $load | $c3 | $c7 | $ro | $sh | $ro_ms |" | tee -a "$rows"
 done
-# medians of the ratio columns (5-8) and of the reorder time (9)
+# each column over the rounds: the median of the rounds' medians, with
+# their min-max (ratio columns 5-8, the reorder time 9)
 awk -F'|' '
   { n = NR; for (c = 5; c <= 9; c++) { v = $c; gsub(/^ +|x.*$| +$/, "", v); a[c, NR - 1] = v + 0 } }
   END {
-    printf "| median of %d | | |", n
+    printf "| median of %d rounds (min-max) | | |", n
     for (c = 5; c <= 9; c++) {
       for (i = 0; i < n; i++) s[i] = a[c, i]
       for (i = 1; i < n; i++) for (j = i; j > 0 && s[j - 1] > s[j]; j--) { t = s[j]; s[j] = s[j - 1]; s[j - 1] = t }
       m = n % 2 ? s[int(n / 2)] : (s[n / 2 - 1] + s[n / 2]) / 2
-      printf (c < 9 ? " %.3fx |" : " %.3f |"), m
+      printf (c < 9 ? " %.3fx (%.2f-%.2f) |" : " %.3f (%.3f-%.3f) |"), m, s[0], s[n - 1]
     }
     printf "\n"
   }' "$rows"
