@@ -64,8 +64,10 @@ fuzz_one() {
   echo 0 > "$work/verdict"
 }
 
-# Targets run LG_FUZZ_JOBS (default: one per core) at a time.
-par=${LG_FUZZ_JOBS:-$(nproc)}
+# Targets run LG_FUZZ_JOBS (default: one per core) at a time. GNU nproc
+# answers OMP_NUM_THREADS (set to 1 above), so it is asked without it:
+# with it, the targets ran one at a time on every machine.
+par=${LG_FUZZ_JOBS:-$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)}
 for t in "${targets[@]}"; do
   rm -f "$dir/fuzz-work/$t/verdict" "$dir/fuzz-work/$t/summary"
   fuzz_one "$t" &
