@@ -213,6 +213,8 @@ lg_status lg__onnx_op_batchnorm(importer *im) {
         return lg__onnx_fail(im, LG_UNIMPLEMENTED, "training mode (inference only)");
     if (x->nd < 2) return lg__onnx_fail(im, LG_INVALID_ARGUMENT, "input of rank %d", x->nd);
     int64_t c = x->dims[1];
+    if (c < 1) /* the fold below divides by it */
+        return lg__onnx_fail(im, LG_INVALID_ARGUMENT, "input of %lld channels", (long long)c);
     for (int k = 0; k < 4; k++)
         if (p[k]->kind != OV_CONST || p[k]->n != c)
             return lg__onnx_fail(im, LG_UNIMPLEMENTED,

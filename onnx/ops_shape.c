@@ -60,14 +60,14 @@ lg_status lg__onnx_op_constant(importer *im) {
         a->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS) {
         int64_t n = (int64_t)a->n_ints;
         LG_ONNX_CHECK(lg__onnx_const_alloc(im, y, 1, &n, true));
-        memcpy(y->i, a->ints, a->n_ints * sizeof *a->ints);
+        if (n) memcpy(y->i, a->ints, a->n_ints * sizeof *a->ints); /* no ints: a->ints NULL */
         return LG_OK;
     }
     if ((a = lg__onnx_attr(im, "value_floats")) &&
         a->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS) {
         int64_t n = (int64_t)a->n_floats;
         LG_ONNX_CHECK(lg__onnx_const_alloc(im, y, 1, &n, false));
-        memcpy(y->f, a->floats, a->n_floats * sizeof *a->floats);
+        if (n) memcpy(y->f, a->floats, a->n_floats * sizeof *a->floats);
         return LG_OK;
     }
     return lg__onnx_fail(im, LG_UNIMPLEMENTED, "a Constant without a tensor, float(s) or int(s)");
@@ -146,14 +146,19 @@ lg_status lg__onnx_op_gather(importer *im) {
     for (int d = axis + 1; d < x->nd; d++) inner *= (dims[nd++] = x->dims[d]);
     LG_ONNX_CHECK(lg__onnx_output(im, 0, &y));
     LG_ONNX_CHECK(lg__onnx_const_alloc(im, y, nd, dims, x->i != NULL));
+    for (int64_t j = 0; j < ix->n; j++) {
+        int64_t at = lg__onnx_const_i(ix, j);
+        if (at < -len || at >= len)
+            return lg__onnx_fail(im, LG_INVALID_ARGUMENT, "index %lld out of range", (long long)at);
+    }
+    /* a 0 dim: nothing to copy (an empty `inner` would still cost a step
+     * per outer index and index, however many there are) */
+    if (y->n == 0) return LG_OK;
     int64_t k = 0;
     for (int64_t o = 0; o < outer; o++)
         for (int64_t j = 0; j < ix->n; j++) {
             int64_t at = lg__onnx_const_i(ix, j);
             if (at < 0) at += len;
-            if (at < 0 || at >= len)
-                return lg__onnx_fail(im, LG_INVALID_ARGUMENT, "index %lld out of range",
-                                     (long long)lg__onnx_const_i(ix, j));
             for (int64_t e = 0; e < inner; e++, k++) {
                 int64_t from = (o * len + at) * inner + e;
                 if (x->i)
@@ -228,7 +233,8 @@ lg_status lg__onnx_op_concat(importer *im) {
         for (int d = 0; d < x->nd; d++)
             if (d != axis && x->dims[d] != first->dims[d])
                 return lg__onnx_fail(im, LG_INVALID_ARGUMENT, "dims differ");
-        total += x->dims[axis];
+        if (__builtin_add_overflow(total, x->dims[axis], &total))
+            return lg__onnx_fail(im, LG_INVALID_ARGUMENT, "the concatenated dim overflows");
         is_int = is_int && x->i;
     }
     memcpy(dims, first->dims, sizeof dims);
@@ -237,10 +243,21 @@ lg_status lg__onnx_op_concat(importer *im) {
     for (int d = axis + 1; d < first->nd; d++) inner *= dims[d];
     LG_ONNX_CHECK(lg__onnx_output(im, 0, &y));
     LG_ONNX_CHECK(lg__onnx_const_alloc(im, y, first->nd, dims, is_int));
+    if (y->n == 0) return LG_OK; /* a 0 dim: nothing to copy, however large `outer` is */
+    /* The inputs that hold elements, looked up once: those of length 0
+     * along the axis cost a step per outer index otherwise (a model of
+     * many such inputs around a long outer dim hung the loader). */
+    oval **xs = malloc((size_t)n * sizeof *xs);
+    if (!xs) return lg__onnx_fail(im, LG_OUT_OF_MEMORY, "%d concat inputs", n);
+    int m = 0;
+    for (int j = 0; j < n; j++) {
+        oval *x = lg__onnx_find(im, im->node->input[j]);
+        if (x->dims[axis]) xs[m++] = x;
+    }
     int64_t k = 0;
     for (int64_t o = 0; o < outer; o++)
-        for (int j = 0; j < n; j++) {
-            oval *x = lg__onnx_find(im, im->node->input[j]);
+        for (int j = 0; j < m; j++) {
+            const oval *x = xs[j];
             int64_t len = x->dims[axis] * inner;
             for (int64_t e = 0; e < len; e++, k++) {
                 if (is_int)
@@ -249,6 +266,7 @@ lg_status lg__onnx_op_concat(importer *im) {
                     y->f[k] = lg__onnx_const_f(x, o * len + e);
             }
         }
+    free(xs);
     return LG_OK;
 }
 
@@ -388,9 +406,9 @@ lg_status lg__onnx_op_transpose(importer *im) {
         int64_t dims[LG_MAX_NDIMS], idx[LG_MAX_NDIMS] = {0}, stride[LG_MAX_NDIMS];
         for (int d = 0; d < n; d++) dims[d] = x->dims[perm[d]];
         LG_ONNX_CHECK(lg__onnx_const_alloc(im, y, n, dims, x->i != NULL));
-        for (int d = n - 1, st = 1; d >= 0; d--) {
+        for (int64_t d = n - 1, st = 1; d >= 0; d--) { /* const dims: within 2^40 */
             stride[d] = st;
-            st *= (int)x->dims[d];
+            st *= x->dims[d];
         }
         for (int64_t k = 0; k < y->n; k++) {
             int64_t from = 0;
@@ -428,6 +446,10 @@ lg_status lg__onnx_op_slice(importer *im) {
         int64_t len = x->dims[a], s = lg__onnx_const_i(in[0], k), e = lg__onnx_const_i(in[1], k);
         int64_t st = in[3] ? lg__onnx_const_i(in[3], k) : 1;
         if (a < 0 || st == 0) return lg__onnx_fail(im, LG_INVALID_ARGUMENT, "axis or step");
+        /* a step past the length takes one element, as that length does (and
+         * the counts below then cannot overflow, INT64_MIN included) */
+        const int64_t lmax = len > 0 ? len : 1;
+        st = st > lmax ? lmax : st < -lmax ? -lmax : st;
         if (s < 0) s += len;
         if (e < 0) e += len;
         if (st > 0) {

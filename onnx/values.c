@@ -189,7 +189,8 @@ lg_status lg__onnx_attr_ints(importer *im, const char *name, int max, int64_t *o
     if (a->n_ints > (size_t)max)
         return lg__onnx_fail(im, LG_INVALID_ARGUMENT, "attribute '%s' has %zu values (at most %d)",
                              name, a->n_ints, max);
-    memcpy(out, a->ints, a->n_ints * sizeof *out);
+    /* an empty list leaves a->ints NULL: memcpy takes no NULL, not even for 0 bytes */
+    if (a->n_ints) memcpy(out, a->ints, a->n_ints * sizeof *out);
     *n = (int)a->n_ints;
     return LG_OK;
 }
@@ -202,7 +203,7 @@ lg_status lg__onnx_attr_string(importer *im, const char *name, const char *def, 
     if (a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING)
         return lg__onnx_fail(im, LG_INVALID_ARGUMENT, "attribute '%s' is not a string", name);
     size_t k = a->s.len < len - 1 ? a->s.len : len - 1;
-    memcpy(out, a->s.data, k);
+    if (k) memcpy(out, a->s.data, k); /* an empty string's data may be NULL */
     out[k] = 0;
     return LG_OK;
 }
@@ -211,11 +212,16 @@ lg_status lg__onnx_const_alloc(importer *im, oval *v, int nd, const int64_t *dim
     if (nd < 0 || nd > LG_MAX_NDIMS)
         return lg__onnx_fail(im, LG_UNIMPLEMENTED, "'%s' has rank %d (at most %d)", v->name, nd,
                              LG_MAX_NDIMS);
-    int64_t n = 1;
+    /* ext: the product of the dims, a 0 taken as 1. Bounding it (not only
+     * the element count, which one 0 dim makes 0) keeps every product of
+     * dims and every stride the ops compute from them inside int64. */
+    int64_t n = 1, ext = 1;
     for (int d = 0; d < nd; d++) {
-        if (dims[d] < 0 || __builtin_mul_overflow(n, dims[d], &n) || n > ((int64_t)1 << 40))
+        if (dims[d] < 0 || __builtin_mul_overflow(ext, dims[d] ? dims[d] : 1, &ext) ||
+            ext > ((int64_t)1 << 40))
             return lg__onnx_fail(im, LG_INVALID_ARGUMENT, "'%s' has an invalid or huge shape",
                                  v->name);
+        n *= dims[d];
     }
     void *p = lg__onnx_big_alloc((size_t)(n ? n : 1) * (is_int ? sizeof(int64_t) : sizeof(float)));
     if (!p)
@@ -227,7 +233,7 @@ lg_status lg__onnx_const_alloc(importer *im, oval *v, int nd, const int64_t *dim
     v->i = is_int ? p : NULL;
     v->n = n;
     v->nd = nd;
-    memcpy(v->dims, dims, (size_t)nd * sizeof *dims);
+    if (nd > 0) memcpy(v->dims, dims, (size_t)nd * sizeof *dims); /* a scalar passes NULL */
     v->kind = OV_CONST;
     return LG_OK;
 }

@@ -481,6 +481,112 @@ Test(onnx_load, malformed_pool_reduce_softmax_attributes) {
     free(buf);
 }
 
+/* Empty attribute lists and an empty string (protobuf-c leaves their data
+ * NULL; the fuzzer found the importer copying from it, which the sanitizer
+ * build reports as undefined behaviour): refused, or read as empty. */
+Test(onnx_load, empty_attribute_lists_and_strings) {
+    model md;
+    size_t len;
+    uint8_t *buf;
+
+    /* Transpose with an empty perm: a permutation of 0 dims for a 4D input. */
+    add_ints(&md, one_op_model(&md, 13, "Transpose"), "perm", NULL, 0);
+    buf = pack(&md, &len);
+    expect_fail(buf, len, LG_INVALID_ARGUMENT, "perm has 0 entries", "op0");
+    free(buf);
+
+    /* MaxPool with an empty kernel_shape. */
+    add_ints(&md, one_op_model(&md, 13, "MaxPool"), "kernel_shape", NULL, 0);
+    buf = pack(&md, &len);
+    expect_fail(buf, len, LG_INVALID_ARGUMENT, "kernel_shape has 0 values", "op0");
+    free(buf);
+
+    /* MaxPool with an empty auto_pad: not one of ONNX's values. */
+    static int64_t k3[2] = {3, 3};
+    Onnx__NodeProto *n = one_op_model(&md, 13, "MaxPool");
+    add_ints(&md, n, "kernel_shape", k3, 2);
+    {
+        int k = (int)(n - md.nodes), a = (int)n->n_attribute++;
+        Onnx__AttributeProto *at = &md.attrs[k][a];
+        *at = (Onnx__AttributeProto)ONNX__ATTRIBUTE_PROTO__INIT;
+        at->name = "auto_pad";
+        at->has_type = at->has_s = 1;
+        at->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+        md.pattrs[k][a] = at; /* s.data NULL, s.len 0 */
+    }
+    buf = pack(&md, &len);
+    expect_fail(buf, len, LG_INVALID_ARGUMENT, "auto_pad ''", "op0");
+    free(buf);
+}
+
+/* An int64 initializer. */
+static void add_init_i64(model *md, const char *name, int nd, int64_t *dims, int64_t *data,
+                         size_t n) {
+    Onnx__TensorProto *t = &md->inits[md->g.n_initializer];
+    *t = (Onnx__TensorProto)ONNX__TENSOR_PROTO__INIT;
+    t->name = (char *)name;
+    t->n_dims = (size_t)nd;
+    t->dims = dims;
+    t->has_data_type = 1;
+    t->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+    t->n_int64_data = n;
+    t->int64_data = data;
+    md->pinits[md->g.n_initializer++] = t;
+}
+
+/* Slice with steps far past the length (INT64_MAX, INT64_MIN), whose
+ * element counts overflowed int64 in the importer: folded on the constant
+ * shape [50, 2, 1, 25], the slice feeds a Reshape of x [1, 2, 5, 5], so
+ * the output's dims show what it selected. A step past the length takes
+ * one element (ONNX's rule: start, start + step, ... while inside). */
+Test(onnx_load, slice_steps_past_the_length) {
+    static int64_t shape[4] = {50, 2, 1, 25}, d4[1] = {4}, d1[1] = {1}, ax0[1] = {0};
+    static int64_t s0[1] = {0}, s1[1] = {1}, e4[1] = {4}, em100[1] = {-100};
+    static int64_t big[1] = {INT64_MAX}, small[1] = {INT64_MIN}, two[1] = {2};
+    static char *sl_in[] = {"shape", "starts", "ends", "axes", "steps"}, *sl_out[] = {"sh"};
+    static char *rs_in[] = {"x", "sh"}, *rs_out[] = {"y"};
+    struct {
+        int64_t *start, *end, *step;
+        int nd;
+        int64_t ydims[2];
+    } cases[3] = {
+        {s0, e4, big, 1, {50}},      /* index 0 only */
+        {s0, em100, small, 1, {50}}, /* backwards from 0: index 0 only */
+        {s1, e4, two, 2, {2, 25}},   /* indices 1 and 3 */
+    };
+    for (int c = 0; c < 3; c++) {
+        model md;
+        model_init(&md, 13);
+        int64_t xd[4] = {1, 2, 5, 5};
+        add_input(&md, "x", 4, xd);
+        add_output(&md, "y", cases[c].nd, cases[c].ydims);
+        add_init_i64(&md, "shape", 1, d4, shape, 4);
+        add_init_i64(&md, "starts", 1, d1, cases[c].start, 1);
+        add_init_i64(&md, "ends", 1, d1, cases[c].end, 1);
+        add_init_i64(&md, "axes", 1, d1, ax0, 1);
+        add_init_i64(&md, "steps", 1, d1, cases[c].step, 1);
+        add_node(&md, "Slice", "slice0", 5, sl_in, 1, sl_out);
+        add_node(&md, "Reshape", "reshape0", 2, rs_in, 1, rs_out);
+        size_t len;
+        uint8_t *buf = pack(&md, &len);
+        lg_graph *g = NULL;
+        lg_onnx_io io = {0};
+        cr_assert_eq(lg_onnx_load_buffer(buf, len, NULL, &g, &io), LG_OK, "case %d: %s", c,
+                     lg_last_error());
+        lg_plan *p = NULL;
+        cr_assert_eq(lg_graph_compile(g, NULL, &p), LG_OK, "case %d: %s", c, lg_last_error());
+        lg_md y;
+        cr_assert_eq(lg_plan_query_md(p, "y", &y), LG_OK, "%s", lg_last_error());
+        cr_assert_eq(y.ndims, cases[c].nd, "case %d", c);
+        for (int d = 0; d < y.ndims; d++)
+            cr_assert_eq(y.dims[d], cases[c].ydims[d], "case %d dim %d", c, d);
+        lg_plan_destroy(p);
+        lg_graph_destroy(g);
+        lg_onnx_io_free(&io);
+        free(buf);
+    }
+}
+
 /* Split with malformed sizes (the attribute of opset 11): refused, naming
  * the node and what is wrong. */
 Test(onnx_load, split_with_bad_sizes_is_refused) {
