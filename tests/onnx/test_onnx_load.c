@@ -92,18 +92,24 @@ static void add_output(model *md, const char *name, int nd, const int64_t *dims)
     md->g.n_output++;
 }
 
-static Onnx__TensorProto *add_init(model *md, const char *name, int nd, int64_t *dims, float *data,
-                                   size_t n) {
+/* A new initializer of ONNX type dt, its data not set. */
+static Onnx__TensorProto *new_init(model *md, const char *name, int nd, int64_t *dims, int dt) {
     Onnx__TensorProto *t = &md->inits[md->g.n_initializer];
     *t = (Onnx__TensorProto)ONNX__TENSOR_PROTO__INIT;
     t->name = (char *)name;
     t->n_dims = (size_t)nd;
     t->dims = dims;
     t->has_data_type = 1;
-    t->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+    t->data_type = dt;
+    md->pinits[md->g.n_initializer++] = t;
+    return t;
+}
+
+static Onnx__TensorProto *add_init(model *md, const char *name, int nd, int64_t *dims, float *data,
+                                   size_t n) {
+    Onnx__TensorProto *t = new_init(md, name, nd, dims, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT);
     t->n_float_data = n;
     t->float_data = data;
-    md->pinits[md->g.n_initializer++] = t;
     return t;
 }
 
@@ -522,16 +528,9 @@ Test(onnx_load, empty_attribute_lists_and_strings) {
 /* An int64 initializer. */
 static void add_init_i64(model *md, const char *name, int nd, int64_t *dims, int64_t *data,
                          size_t n) {
-    Onnx__TensorProto *t = &md->inits[md->g.n_initializer];
-    *t = (Onnx__TensorProto)ONNX__TENSOR_PROTO__INIT;
-    t->name = (char *)name;
-    t->n_dims = (size_t)nd;
-    t->dims = dims;
-    t->has_data_type = 1;
-    t->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+    Onnx__TensorProto *t = new_init(md, name, nd, dims, ONNX__TENSOR_PROTO__DATA_TYPE__INT64);
     t->n_int64_data = n;
     t->int64_data = data;
-    md->pinits[md->g.n_initializer++] = t;
 }
 
 /* Slice with steps far past the length (INT64_MAX, INT64_MIN), whose
