@@ -15,6 +15,11 @@
 /* Files above this size are refused before they are read (protobuf's own
  * limit for one message is 2 GiB). */
 #define MAX_MODEL_BYTES ((size_t)2 << 30)
+/* The constants a load may make (importer.const_budget): 64 MiB, plus 16
+ * bytes per byte of the file (an int32 or uint8 initializer widens to
+ * int64 as it is read). Real models fold a few KB of shape arithmetic. */
+#define CONST_BUDGET_BASE     ((int64_t)64 << 20)
+#define CONST_BUDGET_PER_BYTE 16
 
 void lg_onnx_options_init(lg_onnx_options *o) {
     if (!o) return;
@@ -355,6 +360,7 @@ lg_status lg_onnx_load_buffer(const void *data, size_t size, const lg_onnx_optio
                              (long long)im.opt.batch);
     if (size > MAX_MODEL_BYTES)
         return lg__onnx_fail(&im, LG_UNIMPLEMENTED, "the model is %zu bytes (at most 2 GiB)", size);
+    im.const_budget = CONST_BUDGET_BASE + CONST_BUDGET_PER_BYTE * (int64_t)size;
     /* The unpacked model lives in an arena (no per-field free); float
      * initializers are used in place from it, and conv weights stay there
      * as graph constants (lg_graph_add_constant_ref: the graph holds a

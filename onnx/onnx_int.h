@@ -97,6 +97,10 @@ typedef struct importer {
     int nslots;
     lg__onnx_arena *arena;       /* the unpacked model: borrowed weights live here */
     const Onnx__NodeProto *node; /* the node being imported, for messages */
+    /* Bytes of constants made so far (lg__onnx_const_alloc), and the most
+     * one load may make: ConstantOfShape, Concat, Gather and friends fold
+     * constants whose size a small file sets at will. */
+    int64_t const_bytes, const_budget;
     char msg[1024];
 } importer;
 

@@ -223,7 +223,14 @@ lg_status lg__onnx_const_alloc(importer *im, oval *v, int nd, const int64_t *dim
                                  v->name);
         n *= dims[d];
     }
-    void *p = lg__onnx_big_alloc((size_t)(n ? n : 1) * (is_int ? sizeof(int64_t) : sizeof(float)));
+    const int64_t bytes = (n ? n : 1) * (int64_t)(is_int ? sizeof(int64_t) : sizeof(float));
+    if (bytes > im->const_budget - im->const_bytes)
+        return lg__onnx_fail(im, LG_INVALID_ARGUMENT,
+                             "'%s' (%lld elements) would take the model's folded constants past "
+                             "the loader's budget of %lld bytes (64 MiB + 16 per byte of the file)",
+                             v->name, (long long)n, (long long)im->const_budget);
+    im->const_bytes += bytes;
+    void *p = lg__onnx_big_alloc((size_t)bytes);
     if (!p)
         return lg__onnx_fail(im, LG_OUT_OF_MEMORY, "'%s': %lld elements", v->name, (long long)n);
     if (!v->f_borrowed) free(v->f);

@@ -586,6 +586,39 @@ Test(onnx_load, slice_steps_past_the_length) {
     }
 }
 
+/* A small file cannot make the loader build huge constants: ConstantOfShape
+ * of 2^34 elements (128 GiB of int64 zeros; the file is about 100 bytes) is
+ * refused before anything is allocated, naming the budget; 2^20 elements
+ * (8 MiB) load. */
+Test(onnx_load, folded_constants_have_a_budget) {
+    static int64_t d1[1] = {1}, huge[1] = {(int64_t)1 << 34}, fine[1] = {1 << 20};
+    static char *cs_in[] = {"shape"}, *cs_out[] = {"c"}, *add_in[] = {"x", "x"}, *add_out[] = {"y"};
+    int64_t *shapes[2] = {huge, fine};
+    for (int c = 0; c < 2; c++) {
+        model md;
+        model_init(&md, 13);
+        int64_t xd[4] = {1, 2, 5, 5};
+        add_input(&md, "x", 4, xd);
+        add_output(&md, "y", 4, xd);
+        add_init_i64(&md, "shape", 1, d1, shapes[c], 1);
+        add_node(&md, "ConstantOfShape", "cos0", 1, cs_in, 1, cs_out);
+        add_node(&md, "Add", "add0", 2, add_in, 1, add_out);
+        size_t len;
+        uint8_t *buf = pack(&md, &len);
+        if (c == 0) {
+            expect_fail(buf, len, LG_INVALID_ARGUMENT, "budget", "cos0");
+        } else {
+            lg_graph *g = NULL;
+            lg_onnx_io io = {0};
+            cr_assert_eq(lg_onnx_load_buffer(buf, len, NULL, &g, &io), LG_OK, "%s",
+                         lg_last_error());
+            lg_graph_destroy(g);
+            lg_onnx_io_free(&io);
+        }
+        free(buf);
+    }
+}
+
 /* Split with malformed sizes (the attribute of opset 11): refused, naming
  * the node and what is wrong. */
 Test(onnx_load, split_with_bad_sizes_is_refused) {
