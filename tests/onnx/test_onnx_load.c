@@ -395,6 +395,21 @@ static void add_int(model *md, Onnx__NodeProto *n, const char *name, int64_t v) 
     md->pattrs[k][a] = at;
 }
 
+/* A string attribute; NULL stands for the empty string as protobuf-c
+ * decodes it (data NULL, length 0). */
+static void add_string(model *md, Onnx__NodeProto *n, const char *name, const char *v) {
+    int k = (int)(n - md->nodes), a = (int)n->n_attribute++;
+    cr_assert_lt(a, 8, "the test model holds up to 8 attributes a node");
+    Onnx__AttributeProto *at = &md->attrs[k][a];
+    *at = (Onnx__AttributeProto)ONNX__ATTRIBUTE_PROTO__INIT;
+    at->name = (char *)name;
+    at->has_type = at->has_s = 1;
+    at->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+    at->s.data = (uint8_t *)v;
+    at->s.len = v ? strlen(v) : 0;
+    md->pattrs[k][a] = at;
+}
+
 /* x [N, 2, 5, 5] -> op -> y (dims as the caller's model declares them). */
 static char *one_in[] = {"x"}, *one_out[] = {"y"};
 static Onnx__NodeProto *one_op_model(model *md, int64_t opset, const char *op) {
@@ -442,18 +457,7 @@ Test(onnx_load, malformed_pool_reduce_softmax_attributes) {
     /* An unknown auto_pad. */
     n = one_op_model(&md, 13, "MaxPool");
     add_ints(&md, n, "kernel_shape", k3, 2);
-    {
-        int k = (int)(n - md.nodes), a = (int)n->n_attribute++;
-        Onnx__AttributeProto *at = &md.attrs[k][a];
-        *at = (Onnx__AttributeProto)ONNX__ATTRIBUTE_PROTO__INIT;
-        at->name = "auto_pad";
-        at->has_type = 1;
-        at->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
-        at->has_s = 1;
-        at->s.data = (uint8_t *)"SIDEWAYS";
-        at->s.len = 8;
-        md.pattrs[k][a] = at;
-    }
+    add_string(&md, n, "auto_pad", "SIDEWAYS");
     buf = pack(&md, &len);
     expect_fail(buf, len, LG_INVALID_ARGUMENT, "auto_pad 'SIDEWAYS'", NULL);
     free(buf);
@@ -511,15 +515,7 @@ Test(onnx_load, empty_attribute_lists_and_strings) {
     static int64_t k3[2] = {3, 3};
     Onnx__NodeProto *n = one_op_model(&md, 13, "MaxPool");
     add_ints(&md, n, "kernel_shape", k3, 2);
-    {
-        int k = (int)(n - md.nodes), a = (int)n->n_attribute++;
-        Onnx__AttributeProto *at = &md.attrs[k][a];
-        *at = (Onnx__AttributeProto)ONNX__ATTRIBUTE_PROTO__INIT;
-        at->name = "auto_pad";
-        at->has_type = at->has_s = 1;
-        at->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
-        md.pattrs[k][a] = at; /* s.data NULL, s.len 0 */
-    }
+    add_string(&md, n, "auto_pad", NULL); /* data NULL, length 0 */
     buf = pack(&md, &len);
     expect_fail(buf, len, LG_INVALID_ARGUMENT, "auto_pad ''", "op0");
     free(buf);
