@@ -7,9 +7,12 @@
 #    that scripts/fuzz.sh runs (with ASan + UBSan) for a bounded time.
 # Adding a target: write tests/fuzz/fuzz_<name>.c, add <name> to this list,
 # commit a few seeds in tests/fuzz/corpus/<name>/.
-set(LG_FUZZ_TARGETS md md_hand reorder shuffle eltwise binary graph)
-# Sources a target needs beyond fuzz_<name>.c and the shared harness.
+set(LG_FUZZ_TARGETS md md_hand reorder shuffle eltwise binary graph npy)
+# Sources a target needs beyond fuzz_<name>.c and the shared harness, and
+# include directories beyond src/ and tests/.
 set(LG_FUZZ_EXTRA_graph fuzz/graph_model.c fuzz/graph_run.c fuzz/graph_extreme.c)
+set(LG_FUZZ_EXTRA_npy ../tools/npy.c) # lgraph-run's .npy reader
+set(LG_FUZZ_INC_npy ${PROJECT_SOURCE_DIR}/tools)
 # The ONNX loader's target, when the importer is built; libraries a target
 # links beyond the core.
 if(LG_ONNX_FOUND)
@@ -31,12 +34,14 @@ foreach(t IN LISTS LG_FUZZ_TARGETS)
   add_executable(fuzz_replay_${t} fuzz/fuzz_${t}.c fuzz/replay.c ${LG_FUZZ_HARNESS}
                  ${LG_FUZZ_EXTRA_${t}})
   lg_fuzz_common(fuzz_replay_${t})
+  target_include_directories(fuzz_replay_${t} PRIVATE ${LG_FUZZ_INC_${t}})
   target_link_libraries(fuzz_replay_${t} PRIVATE ${LG_FUZZ_LIBS_${t}})
   add_test(NAME fuzz_replay_${t}
            COMMAND fuzz_replay_${t} ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus/${t})
   if(LG_FUZZ)
     add_executable(fuzz_${t} fuzz/fuzz_${t}.c ${LG_FUZZ_HARNESS} ${LG_FUZZ_EXTRA_${t}})
     lg_fuzz_common(fuzz_${t})
+    target_include_directories(fuzz_${t} PRIVATE ${LG_FUZZ_INC_${t}})
     target_link_libraries(fuzz_${t} PRIVATE ${LG_FUZZ_LIBS_${t}})
     target_compile_options(fuzz_${t} PRIVATE -fsanitize=fuzzer)
     target_link_options(fuzz_${t} PRIVATE -fsanitize=fuzzer)
