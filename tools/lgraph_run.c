@@ -8,8 +8,11 @@
 #include "profile.h"
 
 #include <lgraph.h>
+#include <errno.h>
 #include <lgraph_onnx.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +58,37 @@ typedef struct args {
     unsigned long long seed;
 } args;
 
+/* v, the text after an option's '=', as a whole decimal integer in
+ * [lo, hi] into *out; false otherwise, so that "--iters=1O" or
+ * "--batch=4x" is an error, not 1 or 4. */
+static bool parse_int(const char *v, long long lo, long long hi, long long *out) {
+    char *end;
+    errno = 0;
+    long long x = strtoll(v, &end, 10);
+    if (!*v || *end || errno || x < lo || x > hi) return false;
+    *out = x;
+    return true;
+}
+
+/* parse_int, printing what the option takes when v is not that. */
+static bool int_arg(const char *opt, const char *v, long long lo, long long hi, long long *out) {
+    if (parse_int(v, lo, hi, out)) return true;
+    fprintf(stderr, "lgraph-run: %s takes an integer in [%lld, %lld], not '%s'\n", opt, lo, hi, v);
+    return false;
+}
+
+/* The same for a finite number >= 0. */
+static bool num_arg(const char *opt, const char *v, double *out) {
+    char *end;
+    double x = strtod(v, &end);
+    if (!*v || *end || !isfinite(x) || x < 0) {
+        fprintf(stderr, "lgraph-run: %s takes a number >= 0, not '%s'\n", opt, v);
+        return false;
+    }
+    *out = x;
+    return true;
+}
+
 static int parse_args(int argc, char **argv, args *a) {
     *a = (args){.batch = 1,
                 .strategy = LG_STRATEGY_OPTIMAL,
@@ -72,12 +106,15 @@ static int parse_args(int argc, char **argv, args *a) {
             fputs(usage, stdout);
             exit(0);
         } else if (OPT("--batch")) {
-            a->batch = atoll(v);
+            long long x;
+            if (!int_arg("--batch", v, 1, INT64_MAX, &x)) return -1;
+            a->batch = x;
         } else if (OPT("--micro-batch")) {
-            a->micro = strcmp(v, "auto") == 0 ? MICRO_AUTO : atoll(v);
-            if (a->micro < 1 && a->micro != MICRO_AUTO)
+            long long x = MICRO_AUTO;
+            if (strcmp(v, "auto") != 0 && !parse_int(v, 1, INT64_MAX, &x))
                 return fprintf(stderr, "lgraph-run: --micro-batch takes a batch >= 1 or auto\n"),
                        -1;
+            a->micro = x;
         } else if (OPT("--strategy")) {
             if (strcmp(v, "none") == 0)
                 a->strategy = LG_STRATEGY_NONE;
@@ -107,13 +144,19 @@ static int parse_args(int argc, char **argv, args *a) {
         } else if (OPT("--dump")) {
             a->dump = v;
         } else if (OPT("--tol")) {
-            a->tol = atof(v);
+            if (!num_arg("--tol", v, &a->tol)) return -1;
         } else if (OPT("--iters")) {
-            a->iters = atoi(v);
+            long long x;
+            if (!int_arg("--iters", v, 0, 1 << 24, &x)) return -1;
+            a->iters = (int)x;
         } else if (OPT("--warmup")) {
-            a->warmup = atoi(v);
+            long long x;
+            if (!int_arg("--warmup", v, 0, 1 << 24, &x)) return -1;
+            a->warmup = (int)x;
         } else if (OPT("--threads")) {
-            a->threads = atoi(v);
+            long long x;
+            if (!int_arg("--threads", v, 0, INT32_MAX, &x)) return -1;
+            a->threads = (int)x;
         } else if (OPT("--optimal-margin")) {
             char *end;
             a->margin = strtod(v, &end);
@@ -121,7 +164,13 @@ static int parse_args(int argc, char **argv, args *a) {
                 return fprintf(stderr, "lgraph-run: --optimal-margin takes a number in [0, 1)\n"),
                        -1;
         } else if (OPT("--seed")) {
-            a->seed = strtoull(v, NULL, 10);
+            char *end;
+            errno = 0;
+            a->seed = strtoull(v, &end, 10);
+            if (*v < '0' || *v > '9' || *end || errno)
+                return fprintf(stderr,
+                               "lgraph-run: --seed takes an integer in [0, 2^64), not '%s'\n", v),
+                       -1;
         } else if (strcmp(s, "--json") == 0) {
             a->json = true;
         } else if (strcmp(s, "--compare-strategies") == 0) {
