@@ -1,6 +1,7 @@
 /* Reading the command line and batch files: common options, driver
  * selection, knobs and problem descriptors (see lgbench.h). */
 #include "lgbench.h"
+#include "parse.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,13 +208,23 @@ static int common_option(lgb_parser *p, const char *t, const char *where, const 
     }
     if (!strncmp(t, "--verbose=", 10) || !strncmp(t, "-v", 2)) {
         const char *v = t[1] == 'v' ? t + 2 : t + 10;
-        c->verbose = *v ? atoi(v) : 1;
+        long long x = 1;
+        if (*v && !lgb_parse_int(v, 0, 99, &x)) {
+            fprintf(stderr, "lgbench: %s: --verbose takes an integer in [0, 99], not '%s'\n", where,
+                    v);
+            return -1;
+        }
+        c->verbose = (int)x;
         return 1;
     }
     if (!strncmp(t, "--pairs=", 8)) {
-        c->pairs = atoi(t + 8);
-        if (c->pairs >= 1) return 1;
-        fprintf(stderr, "lgbench: %s: --pairs must be at least 1\n", where);
+        long long x;
+        if (lgb_parse_int(t + 8, 1, 1 << 20, &x)) {
+            c->pairs = (int)x;
+            return 1;
+        }
+        fprintf(stderr, "lgbench: %s: --pairs takes an integer in [1, 2^20], not '%s'\n", where,
+                t + 8);
         return -1;
     }
     if (!strncmp(t, "--fault=", 8)) {
@@ -231,9 +242,13 @@ static int common_option(lgb_parser *p, const char *t, const char *where, const 
         return 1;
     }
     if (!strncmp(t, "--every=", 8)) {
-        c->every = atoi(t + 8);
-        if (c->every >= 1) return 1;
-        fprintf(stderr, "lgbench: %s: --every must be at least 1\n", where);
+        long long x;
+        if (lgb_parse_int(t + 8, 1, INT32_MAX, &x)) {
+            c->every = (int)x;
+            return 1;
+        }
+        fprintf(stderr, "lgbench: %s: --every takes an integer in [1, 2^31), not '%s'\n", where,
+                t + 8);
         return -1;
     }
     if (!strncmp(t, "--match=", 8)) {

@@ -61,7 +61,11 @@ static void run(const lgb_ctx *ctx, const lgb_job *job, lgb_result *res) {
                 job->desc);
         return;
     }
-    long long mb = atoll(job->vals[K_MB]);
+    long long mb;
+    if (!lgb_parse_int(job->vals[K_MB], 0, INT64_MAX, &mb)) {
+        lgb_set(res, LGB_FAILED, "bad --mb '%s'", job->vals[K_MB]);
+        return;
+    }
     if (mb > 0) v[0] = mb;
     lg_prop prop;
     bool with_bias;

@@ -205,6 +205,15 @@ bool lgb_parse_bool(const char *s, bool *b) {
     return false;
 }
 
+bool lgb_parse_int(const char *s, long long lo, long long hi, long long *v) {
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (!*s || *end || errno || x < lo || x > hi) return false;
+    *v = x;
+    return true;
+}
+
 /* ---- attributes ---- */
 
 static int policy_mask(const char *p, size_t n) {

@@ -50,6 +50,10 @@ bool lgb_parse_dir(const char *s, lg_prop *prop, bool *bias);
 /* "true"/"false" (also 1/0). */
 bool lgb_parse_bool(const char *s, bool *b);
 
+/* s wholly a decimal integer in [lo, hi] ("4x", "" and out-of-range values
+ * are not: a knob value must not be half read). */
+bool lgb_parse_int(const char *s, long long lo, long long hi, long long *v);
+
 /* benchdnn's meta-tags on a problem of ndims dims: a generic tag with an
  * 'x' loses the letters and blocks of dims >= ndims, and the 'x' itself
  * when the letters left name all ndims dims ("abx" on 1D is "a", on 2D

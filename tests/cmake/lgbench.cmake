@@ -33,7 +33,15 @@ if(TARGET lgbench)
     COMMAND lgbench --batch=${CMAKE_CURRENT_SOURCE_DIR}/lgbench/benchdnn_syntax.batch)
   set_tests_properties(lgbench_benchdnn_syntax PROPERTIES PASS_REGULAR_EXPRESSION
     "tests:148 passed:44 failed:0 skipped:104")
-  # A usage error is exit status 2, not a pass.
+  # A usage error is exit status 2, not a pass; so is a number given half
+  # ("--pairs=2x" once ran 2 pairs).
   add_test(NAME lgbench_usage_error COMMAND lgbench --reorder --no-such-knob=1 2x3)
   set_tests_properties(lgbench_usage_error PROPERTIES WILL_FAIL TRUE)
+  add_test(NAME lgbench_bad_number COMMAND lgbench --pairs=2x --reorder 2x3)
+  set_tests_properties(lgbench_bad_number PROPERTIES WILL_FAIL TRUE)
+  # A knob value that is not a number fails its problem (it once ran at the
+  # problem's own batch).
+  add_test(NAME lgbench_bad_mb
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/lgbench/expect_fail.sh "tests:2 passed:0 failed:2"
+            $<TARGET_FILE:lgbench> --conv --mb=2x mb2ic19ih5oc21oh5kh3ph1 --ip --mb=abc mb2ic16oc8)
 endif()

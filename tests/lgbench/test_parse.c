@@ -245,3 +245,17 @@ Test(parse, quant_data_types) {
     cr_assert(a.scales[0].dt == LG_F8_E5M2);
     cr_assert_not(lgb_parse_scales("src:common:1:2", &a, err, sizeof err));
 }
+
+Test(parse, whole_integers_in_range) {
+    long long v = -7;
+    cr_assert(lgb_parse_int("0", 0, 10, &v) && v == 0);
+    cr_assert(lgb_parse_int("10", 0, 10, &v) && v == 10);
+    cr_assert(lgb_parse_int("-3", -5, 0, &v) && v == -3);
+    cr_assert(lgb_parse_int("9223372036854775807", 0, INT64_MAX, &v) && v == INT64_MAX);
+    const char *bad[] = {"", "4x", "x4", "1.5", " ", "11", "-1", "9223372036854775808", "0x10"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        v = 42;
+        cr_assert_not(lgb_parse_int(bad[i], 0, i == 3 ? INT64_MAX : 10, &v), "'%s'", bad[i]);
+        cr_assert_eq(v, 42, "'%s' changed the value", bad[i]);
+    }
+}
