@@ -188,6 +188,27 @@ Test(graph_ip, shape_errors_name_the_node) {
     lg_graph_destroy(g);
 }
 
+/* An empty tensor reshaped: dims holding no element are accepted while
+ * their strides fit int64 (a 0 counted as 1), else refused by the call
+ * itself, with the node named (the graph fuzz target found the md
+ * initialiser's own message reaching the user instead). */
+Test(graph_ip, reshape_of_an_empty_tensor) {
+    lg_graph *g;
+    cr_assert_eq(lg_graph_create(&g), LG_OK);
+    int64_t xd[2] = {0, 4};
+    lg_md xmd = md_tag(2, xd, "ab");
+    lg_value x, y;
+    cr_assert_eq(lg_graph_add_input(g, "x", &xmd, &x), LG_OK);
+    int64_t ok[3] = {0, 1 << 20, 4}, huge[3] = {0, (int64_t)1 << 62, 4};
+    cr_assert_eq(lg_graph_add_reshape(g, x, 3, ok, &y), LG_OK, "%s", lg_last_error());
+    cr_assert_eq(lg_graph_add_reshape(g, x, 3, huge, &y), LG_INVALID_ARGUMENT);
+    const char *msg = lg_last_error();
+    cr_assert(strncmp(msg, "lg_graph_add_reshape: ", 22) == 0 && strstr(msg, "(reshape)") &&
+                  strstr(msg, "overflows int64"),
+              "%s", msg);
+    lg_graph_destroy(g);
+}
+
 /* A reshape whose input is plain and dies there is a view: no step runs for
  * it (plan_memory gives the result the input's buffer); with plan_memory
  * skipped it is a copy. Both give the same values. */

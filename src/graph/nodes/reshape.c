@@ -19,21 +19,26 @@ static lg_status reshape_infer(const lg__node *node, const lg_md *in, int index,
     if (nd < 1 || nd > LG_MAX_NDIMS)
         return lg__error(LG_INVALID_ARGUMENT, where, "node %d (reshape): ndims %d is outside 1..%d",
                          index, nd, LG_MAX_NDIMS);
-    int64_t n = 1;
+    /* span: the product with a dim of 0 counted as 1, as the strides of
+     * an empty tensor's md are: (0, 2^62, 4) holds no element but has no
+     * int64 strides either */
+    int64_t n = 1, span = 1;
     for (int d = 0; d < nd; d++) {
         if (dims[d] < 0)
             return lg__error(LG_INVALID_ARGUMENT, where, "node %d (reshape): dims[%d] is %lld",
                              index, d, (long long)dims[d]);
-        if (!lg__mul_ok(n, dims[d], &n))
+        if (!lg__mul_ok(n, dims[d], &n) || !lg__mul_ok(span, dims[d] ? dims[d] : 1, &span))
             return lg__error(LG_INVALID_ARGUMENT, where,
-                             "node %d (reshape): the element count overflows int64", index);
+                             "node %d (reshape): the element count (a dim of 0 counted as 1) "
+                             "overflows int64",
+                             index);
     }
     if (n != lg__md_nelems(&in[0]))
         return lg__error(LG_INVALID_GRAPH, where,
                          "node %d (reshape): %lld elements into dims of %lld elements", index,
                          (long long)lg__md_nelems(&in[0]), (long long)n);
     lg_md md;
-    LG_CHECK(lg_md_init_tag(&md, nd, dims, in[0].dtype, "any"));
+    LG_CHECK(lg__md_init_tag(&md, nd, dims, in[0].dtype, "any", where));
     *out = md;
     return LG_OK;
 }
