@@ -140,7 +140,9 @@ typedef struct lg__conv_direct {
     /* Rows inside chunks: items ordered (n, g, chunk, od, oh), the rows of
      * one chunk in turn, so that its weights stay in L2 (when a group's
      * weights do not fit there: 3x3 512->512 at 7x7 streamed all 9.4 MB
-     * from memory for each of its 7 rows); else (n, g, od, oh, chunk).
+     * from memory for each of its 7 rows), or in L1 (a tap table's chunk
+     * of 18.8 KB where the group's 37.6 KB do not fit: with two chunks and
+     * two threads, each thread keeps one); else (n, g, od, oh, chunk).
      * Depthwise: 1, (n, block, od, oh); 0 would take (n, od, oh, block). */
     int rows_inner;
     /* Weights: step of one output channel block (of O). With rows_inner,
