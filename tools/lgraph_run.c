@@ -189,10 +189,6 @@ static int parse_args(int argc, char **argv, args *a) {
 #undef OPT
     }
     if (!a->model) return fprintf(stderr, "%s", usage), -1;
-    if (a->batch < 1 || a->iters < 0 || a->warmup < 0 || a->threads < 0 || !(a->tol >= 0))
-        return fprintf(stderr, "lgraph-run: --batch >= 1; --iters, --warmup, --threads, "
-                               "--tol >= 0\n"),
-               -1;
     if (a->micro == MICRO_AUTO && a->batch > (1 << 20))
         return fprintf(stderr, "lgraph-run: --micro-batch=auto takes --batch <= 2^20\n"), -1;
     if (a->micro > 0 && (a->batch % a->micro || a->batch / a->micro > (1 << 20)))
