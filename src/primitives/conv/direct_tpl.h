@@ -558,31 +558,31 @@ AI void border_body(const tile *t, const int NB, const int KIND) {
     epilogue(t, NB, 1, acc);
 }
 
-/* Instantiations: one function per (blocks, source kind) switching on the
- * pixel count. */
-typedef void (*tile_fn)(const tile *t, int ur);
+/* Instantiations: one function per (blocks, source kind, pixel count), pixel
+ * count 0 being the border kernel, called through a table. Separate small
+ * functions rather than one switch per (blocks, source kind): GCC's time on a
+ * function grows faster than its size, and one switch of 14 inlined tiles
+ * made the sanitizer build of this file take 16 minutes. */
+typedef void (*tile_fn)(const tile *t);
 
-#define TCASE(NB, K, u)                                                                            \
-    case u:                                                                                        \
+#define TDEF(NB, K, u)                                                                             \
+    static void FN(tile_##NB##_##K##_##u)(const tile *t) {                                         \
         tile_body(t, NB, u, K);                                                                    \
-        return;
+    }
+#define TENT(NB, K, u) [u] = FN(tile_##NB##_##K##_##u),
+
+#define UR_1_2(X, NB, K)  X(NB, K, 1) X(NB, K, 2)
+#define UR_1_4(X, NB, K)  UR_1_2(X, NB, K) X(NB, K, 3) X(NB, K, 4)
+#define UR_1_6(X, NB, K)  UR_1_4(X, NB, K) X(NB, K, 5) X(NB, K, 6)
+#define UR_1_9(X, NB, K)  UR_1_6(X, NB, K) X(NB, K, 7) X(NB, K, 8) X(NB, K, 9)
+#define UR_1_12(X, NB, K) UR_1_9(X, NB, K) X(NB, K, 10) X(NB, K, 11) X(NB, K, 12)
+#define UR_1_14(X, NB, K) UR_1_12(X, NB, K) X(NB, K, 13) X(NB, K, 14)
 
 #define TILE_FN(NB, K, LIST)                                                                       \
-    static void FN(tile_##NB##_##K)(const tile *t, int ur) {                                       \
-        switch (ur) {                                                                              \
-            LIST(NB, K)                                                                            \
-        default:                                                                                   \
-            border_body(t, NB, K);                                                                 \
-        }                                                                                          \
-    }
-
-#define UR_1_2(NB, K)  TCASE(NB, K, 1) TCASE(NB, K, 2)
-#define UR_1_3(NB, K)  UR_1_2(NB, K) TCASE(NB, K, 3)
-#define UR_1_4(NB, K)  UR_1_3(NB, K) TCASE(NB, K, 4)
-#define UR_1_6(NB, K)  UR_1_4(NB, K) TCASE(NB, K, 5) TCASE(NB, K, 6)
-#define UR_1_9(NB, K)  UR_1_6(NB, K) TCASE(NB, K, 7) TCASE(NB, K, 8) TCASE(NB, K, 9)
-#define UR_1_12(NB, K) UR_1_9(NB, K) TCASE(NB, K, 10) TCASE(NB, K, 11) TCASE(NB, K, 12)
-#define UR_1_14(NB, K) UR_1_12(NB, K) TCASE(NB, K, 13) TCASE(NB, K, 14)
+    static void FN(tile_##NB##_##K##_0)(const tile *t) {                                           \
+        border_body(t, NB, K);                                                                     \
+    }                                                                                              \
+    LIST(TDEF, NB, K)
 #define TILE_FNS(K)                                                                                \
     TILE_FN(1, K, URLIST1)                                                                         \
     TILE_FN(2, K, URLIST2)                                                                         \
@@ -597,14 +597,21 @@ TILE_FNS(3)
 _Static_assert(LG_CONV_SRC_BLK == 0 && LG_CONV_SRC_GEN == 1 && LG_CONV_SRC_PLAIN2 == 2 &&
                    LG_CONV_SRC_BLK2 == 3,
                "tile table order");
+_Static_assert(URMAX1 >= URMAX2 && URMAX1 >= URMAX3 && URMAX1 >= URMAX4, "tile table width");
 
-/* ur 0 selects the border kernel; the plain stride-2 source has 1 or 2
- * blocks per chunk only. */
-static const tile_fn FN(tiles)[4][LG_CONV_MAX_NB + 1] = {
-    {NULL, FN(tile_1_0), FN(tile_2_0), FN(tile_3_0), FN(tile_4_0)},
-    {NULL, FN(tile_1_1), FN(tile_2_1), FN(tile_3_1), FN(tile_4_1)},
-    {NULL, FN(tile_1_2), FN(tile_2_2), NULL, NULL},
-    {NULL, FN(tile_1_3), FN(tile_2_3), FN(tile_3_3), FN(tile_4_3)},
+#define TROW(NB, K, LIST)                                                                          \
+    { [0] = FN(tile_##NB##_##K##_0), LIST(TENT, NB, K) }
+#define TROWS(K)                                                                                   \
+    { {NULL}, TROW(1, K, URLIST1), TROW(2, K, URLIST2), TROW(3, K, URLIST3), TROW(4, K, URLIST4) }
+
+/* [source kind][blocks][pixels]: pixels 1 .. URMAX<blocks> (direct.c's
+ * chunk widths never exceed them), 0 for the border kernel; the plain
+ * stride-2 source has 1 or 2 blocks per chunk only. */
+static const tile_fn FN(tiles)[4][LG_CONV_MAX_NB + 1][URMAX1 + 1] = {
+    TROWS(0),
+    TROWS(1),
+    {{NULL}, TROW(1, 2, URLIST1), TROW(2, 2, URLIST2), {NULL}, {NULL}},
+    TROWS(3),
 };
 
 /* A mixed-radix counter over work items, innermost digit first: decoded
@@ -753,7 +760,7 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
             oh = x.v[1], od = x.v[2], g = x.v[3], n = x.v[4];
         }
         t.ch = &d->chunks[g * d->nchunk + c];
-        tile_fn fn = FN(tiles)[pbuf ? d->ring_kind : kind][t.ch->nb];
+        const tile_fn *fn = FN(tiles)[pbuf ? d->ring_kind : kind][t.ch->nb];
         int umax = t.ch->ur;
         t.wei = wei + g * d->w_g;
         t.seg = d->segs + d->seg_at[g];
@@ -775,7 +782,7 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
                     t.src = src + n * d->s_n + p * d->s_w;
                     t.pf = u * d->s_w; /* the next tile's pixels */
                     t.dst = dst + n * d->d_n + p * d->d_w;
-                    fn(&t, u);
+                    fn[u](&t);
                 }
             }
             t.kfirst = t.klast = 1;
@@ -853,7 +860,7 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
                 if (sq1 > sq0) /* tile k's share of this item's source lines */
                     pf_seek(&t.spf, sq0 + (sq1 - sq0) * k / nt,
                             (sq1 - sq0) * (k + 1) / nt - (sq1 - sq0) * k / nt);
-                fn(&t, u);
+                fn[u](&t);
                 t.wpf.left = 0; /* the row's first tile took the row's share */
                 ow += u;
             }
@@ -871,7 +878,7 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
                 t.er = ow == 0 ? &d->eruns[0] : ow + u == s->ow ? &d->eruns[1] : NULL;
                 t.src = srow + (ow * s->sw - s->pw) * d->s_w;
                 t.dst = drow + ow * d->d_w;
-                fn(&t, u);
+                fn[u](&t);
                 t.wpf.left = 0;
             }
             t.er = NULL;
@@ -882,7 +889,7 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
             FN(taps)(ow, s->sw, s->pw, s->dw, s->kw, s->iw, &t.kw0, &t.kw1);
             t.src = srow + (ow * s->sw - s->pw) * d->s_w;
             t.dst = drow + ow * d->d_w;
-            fn(&t, 0);
+            fn[0](&t);
         }
         t.kw0 = 0;
         t.kw1 = s->kw;
@@ -890,7 +897,7 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
             int u = (int)(d->ow_hi - ow < umax ? d->ow_hi - ow : umax);
             t.src = srow + (ow * s->sw - s->pw) * d->s_w;
             t.dst = drow + ow * d->d_w;
-            fn(&t, u);
+            fn[u](&t);
             t.wpf.left = 0;
             ow += u;
         }
@@ -898,7 +905,7 @@ void FN(lg__conv_direct)(const lg__conv_direct *d, int64_t lo, int64_t hi, const
             FN(taps)(ow, s->sw, s->pw, s->dw, s->kw, s->iw, &t.kw0, &t.kw1);
             t.src = srow + (ow * s->sw - s->pw) * d->s_w;
             t.dst = drow + ow * d->d_w;
-            fn(&t, 0);
+            fn[0](&t);
         }
     }
     if (ring >= 0) atomic_store(&d->ring_busy[ring], 0);

@@ -135,8 +135,11 @@ DW_KS(5, 1, DWLIST5)
 DW_KS(5, 2, DWLIST5)
 DW_FN(dw_tile_gen, DWLIST)
 
+/* A depthwise tile kernel switching on its pixel count ur. */
+typedef void (*dw_tile_fn)(const tile *t, int ur);
+
 /* [kernel 3 or 5][stride 1 or 2][check] */
-static const tile_fn FN(dw_tiles)[2][2][2] = {
+static const dw_tile_fn FN(dw_tiles)[2][2][2] = {
     {{FN(dw_k3s1c0), FN(dw_k3s1c1)}, {FN(dw_k3s2c0), FN(dw_k3s2c1)}},
     {{FN(dw_k5s1c0), FN(dw_k5s1c1)}, {FN(dw_k5s2c0), FN(dw_k5s2c1)}},
 };
@@ -149,7 +152,7 @@ void FN(lg__conv_dw)(const lg__conv_direct *d, int64_t lo, int64_t hi, const flo
     t.d = d;
     t.bias = bias;
     /* the dense tiles (d->dw_k: kernel 3 or 5, stride 1 or 2, no dilation) */
-    const tile_fn *kt = d->dw_k ? FN(dw_tiles)[s->kw == 5][s->sw == 2] : NULL;
+    const dw_tile_fn *kt = d->dw_k ? FN(dw_tiles)[s->kw == 5][s->sw == 2] : NULL;
     /* items (n, cb, od, oh), or for an nhwc source (n, od, oh, cb): the
      * blocks of a row in turn, so that each source row comes from memory
      * once (not once per block) */
