@@ -10,8 +10,9 @@
  * switched inside one build changes how the compiler allocates the base's
  * registers too (docs/performance.md).
  *
- * usage: bench_ab_conv LIB_A LIB_B PAIRS N,IC,OC,HW,K,STRIDE,PAD
+ * usage: bench_ab_conv LIB_A LIB_B PAIRS N,IC,OC,HW,K,STRIDE,PAD[,GROUPS]
  * e.g.:  bench_ab_conv /tmp/base/liblgraph.so.0 build/liblgraph.so.0 200 8,128,128,28,3,1,1
+ *        (GROUPS = IC = OC: depthwise, e.g. 8,144,144,56,3,1,1,144)
  *
  * Not linked with lgraph (a linked copy would take the dlopened builds'
  * calls between their own exported functions). */
@@ -41,7 +42,7 @@ typedef struct build {
 } build;
 
 typedef struct problem {
-    int64_t n, ic, oc, hw, k, stride, pad;
+    int64_t n, ic, oc, hw, k, stride, pad, groups;
 } problem;
 
 static void *sym(void *dl, const char *path, const char *name) {
@@ -88,15 +89,15 @@ static void load(build *b, const char *path, const problem *pr) {
     *(void **)&b->last_error = sym(b->dl, path, "lg_last_error");
     int64_t oh = (pr->hw + 2 * pr->pad - pr->k) / pr->stride + 1;
     int64_t sd[4] = {pr->n, pr->ic, pr->hw, pr->hw}, dd[4] = {pr->n, pr->oc, oh, oh};
-    int64_t wd[4] = {pr->oc, pr->ic, pr->k, pr->k};
+    int64_t g = pr->groups, wd[5] = {g, pr->oc / g, pr->ic / g, pr->k, pr->k};
     lg_md sm, wm, dm, bm, q;
     check(b, b->md_init_tag(&sm, 4, sd, LG_F32, "any"), "src");
-    check(b, b->md_init_tag(&wm, 4, wd, LG_F32, "any"), "weights");
+    check(b, b->md_init_tag(&wm, g > 1 ? 5 : 4, g > 1 ? wd : wd + 1, LG_F32, "any"), "weights");
     check(b, b->md_init_tag(&dm, 4, dd, LG_F32, "any"), "dst");
     check(b, b->md_init_tag(&bm, 1, &pr->oc, LG_F32, "a"), "bias");
     lg_conv_params p;
     memset(&p, 0, sizeof p);
-    p.groups = 1;
+    p.groups = g;
     for (int i = 0; i < 2; i++) p.strides[i] = pr->stride, p.pad_l[i] = p.pad_r[i] = pr->pad;
     check(b, b->conv_create(&b->k, &p, &sm, &wm, &bm, &dm, NULL), "conv");
     const int kinds[3] = {LG_ARG_SRC, LG_ARG_WEIGHTS, LG_ARG_DST};
@@ -117,11 +118,16 @@ static double timed(build *b, int reps) {
 int main(int argc, char **argv) {
     problem pr;
     int pairs = argc > 3 ? atoi(argv[3]) : 0;
-    if (argc != 5 || pairs < 1 ||
-        sscanf(argv[4],
-               "%" SCNd64 ",%" SCNd64 ",%" SCNd64 ",%" SCNd64 ",%" SCNd64 ",%" SCNd64 ",%" SCNd64,
-               &pr.n, &pr.ic, &pr.oc, &pr.hw, &pr.k, &pr.stride, &pr.pad) != 7) {
-        fprintf(stderr, "usage: bench_ab_conv LIB_A LIB_B PAIRS N,IC,OC,HW,K,STRIDE,PAD\n");
+    pr.groups = 1;
+    int nf = argc == 5
+                 ? sscanf(argv[4],
+                          "%" SCNd64 ",%" SCNd64 ",%" SCNd64 ",%" SCNd64 ",%" SCNd64 ",%" SCNd64
+                          ",%" SCNd64 ",%" SCNd64,
+                          &pr.n, &pr.ic, &pr.oc, &pr.hw, &pr.k, &pr.stride, &pr.pad, &pr.groups)
+                 : 0;
+    if (pairs < 1 || nf < 7 || pr.groups < 1 || pr.ic % pr.groups || pr.oc % pr.groups) {
+        fprintf(stderr, "usage: bench_ab_conv LIB_A LIB_B PAIRS N,IC,OC,HW,K,STRIDE,PAD[,GROUPS]\n"
+                        "       (GROUPS divides IC and OC)\n");
         return 2;
     }
     build ab[2];
