@@ -5,9 +5,8 @@
 #include <omp.h>
 #include <string.h>
 
-/* Pixels per tile for 1..4 blocks (the ISA files instantiate these). */
-static const int urmax16[LG_CONV_MAX_NB + 1] = {0, 14, 14, 9, 6};
-static const int urmax8[LG_CONV_MAX_NB + 1] = {0, 12, 6, 4, 2};
+/* Pixels per tile for 1..4 blocks, from the ISA files that instantiate them. */
+#define URMAX_OF(vl) ((vl) == 16 ? lg__conv_urmax_avx512 : lg__conv_urmax_avx2)
 
 /* True if md is channel-blocked by vl on dim 1 only. */
 static bool chan_blocked(const lg_md *md, int vl) {
@@ -97,7 +96,7 @@ static void init_common(lg__conv_direct *d, const lg__conv_kernel *c, int vl) {
  * runs 15% faster than 2 x 14). Chunk counts that divide the blocks evenly
  * are preferred. */
 static int choose_nb(int vl, int64_t nob, int64_t width, int max_nb, bool flat, int *ur_out) {
-    const int *um = vl == 16 ? urmax16 : urmax8;
+    const int *um = URMAX_OF(vl);
     double best = 1e30;
     int bnb = 1, bur = 1;
     for (int nb = 1; nb <= max_nb && nb <= nob; nb++) {
@@ -388,7 +387,7 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
         d->tap_ecase = NULL;
     d->nb = nb, d->ur = ur;
     d->nchunk = (nob + nb - 1) / nb;
-    const int *um = vl == 16 ? urmax16 : urmax8;
+    const int *um = URMAX_OF(vl);
     for (int64_t g = 0; g < s->g; g++)
         for (int64_t ci = 0; ci < d->nchunk; ci++) {
             lg__conv_chunk *ch = &d->chunks[g * d->nchunk + ci];
@@ -485,8 +484,8 @@ bool lg__conv_dw_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **out, b
     d->rows_inner =
         1; /* dw_tpl.h: the item order (block-inner ran nhwc 3x3 144ch 56x56 1.4x slower) */
     d->dw_k = (s->kw == 3 || s->kw == 5) && (s->sw == 1 || s->sw == 2) && s->dw == 1;
-    const int *um = vl == 16 ? urmax16 : urmax8;
-    int umax = vl == 8 && s->kw == 5 ? 10 : um[1]; /* dw_tpl.h DWLIST5 */
+    const int *um = vl == 16 ? lg__conv_dw_urmax_avx512 : lg__conv_dw_urmax_avx2;
+    int umax = um[d->dw_k && s->kw == 5];
     d->nb = 1;
     d->ur = even_ur(s->ow > 0 ? s->ow : 1, umax);
     d->nchunk = nob;

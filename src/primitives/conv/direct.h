@@ -274,6 +274,18 @@ LG_INTERNAL void lg__conv_direct_avx2(const lg__conv_direct *d, int64_t lo, int6
                                       const float *src, const float *wei, const float *bias,
                                       float *dst);
 
+/* Pixels per tile for 1..4 blocks (index 0 unused), as the ISA file
+ * instantiates them (direct_tpl.h's URMAX1..URMAX4): a chunk never takes a
+ * wider tile than its block count's entry. */
+LG_INTERNAL extern const int lg__conv_urmax_avx512[LG_CONV_MAX_NB + 1];
+LG_INTERNAL extern const int lg__conv_urmax_avx2[LG_CONV_MAX_NB + 1];
+
+/* Pixels per depthwise tile as dw_avx512.c / dw_avx2.c instantiate them:
+ * [0] for 3-wide and general kernels, [1] for the 5-wide ones (which hold
+ * five weight vectors in registers). */
+LG_INTERNAL extern const int lg__conv_dw_urmax_avx512[2];
+LG_INTERNAL extern const int lg__conv_dw_urmax_avx2[2];
+
 LG_INTERNAL void lg__conv_dw_avx512(const lg__conv_direct *d, int64_t lo, int64_t hi,
                                     const float *src, const float *wei, const float *bias,
                                     float *dst);

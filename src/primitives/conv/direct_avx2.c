@@ -17,8 +17,4 @@
 #define ELT_F32  lg__eltwise_f32_avx2
 #define FN(name) name##_avx2
 
-#define DWLIST  DL_1_12
-#define DWLIST5 DL_1_10 /* 5-wide kernels: UR + 5 weights + 1 source registers */
-
 #include "primitives/conv/direct_tpl.h"
-#include "primitives/conv/dw_tpl.h"

@@ -17,8 +17,4 @@
 #define ELT_F32  lg__eltwise_f32_avx512
 #define FN(name) name##_avx512
 
-#define DWLIST  DL_1_14
-#define DWLIST5 DL_1_14 /* 5-wide kernels: UR + 5 weights + 1 source registers */
-
 #include "primitives/conv/direct_tpl.h"
-#include "primitives/conv/dw_tpl.h"

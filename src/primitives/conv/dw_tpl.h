@@ -1,8 +1,13 @@
 /* The depthwise tiles and row driver (direct.h), written once for both
- * vector ISAs; included by direct_avx512.c and direct_avx2.c after
- * direct_tpl.h, whose tile struct and epilogue it uses. v_max / v_min
- * have x86 semantics (the second operand when unordered), as the clip
- * below needs. */
+ * vector ISAs; included by dw_avx512.c and dw_avx2.c after their ISA's
+ * vector layer and:
+ *   URMAX1 (the accumulator arrays' width: at least DWMAX and DWMAX5),
+ *   DWMAX / DWLIST (the widest tile of 3-wide and general kernels, and
+ *   its list of widths 1 .. DWMAX), DWMAX5 / DWLIST5 (the same for the
+ *   5-wide kernels), ELT_F32 and FN(name) (tile_tpl.h).
+ * v_max / v_min have x86 semantics (the second operand when unordered), as
+ * the clip below needs. */
+#include "primitives/conv/tile_tpl.h"
 
 /* The depthwise store: a chain of exactly one clip (relu6, every
  * MobileNet depthwise layer) in registers, as the reference computes it
@@ -102,47 +107,56 @@ AI void dw_tile_gen(const tile *t, const int UR) {
     dw_store(t, UR, acc);
 }
 
-#define DCASE(F, u)                                                                                \
-    case u:                                                                                        \
-        F(t, u);                                                                                   \
-        return;
-#define DW_FN(F, LIST)                                                                             \
-    static void FN(F)(const tile *t, int ur) {                                                     \
-        switch (ur) { LIST(F) }                                                                    \
-    }
-#define DL_1_10(F)                                                                                 \
-    DCASE(F, 1)                                                                                    \
-    DCASE(F, 2)                                                                                    \
-    DCASE(F, 3)                                                                                    \
-    DCASE(F, 4)                                                                                    \
-    DCASE(F, 5)                                                                                    \
-    DCASE(F, 6)                                                                                    \
-    DCASE(F, 7) DCASE(F, 8) DCASE(F, 9) DCASE(F, 10)
-#define DL_1_12(F) DL_1_10(F) DCASE(F, 11) DCASE(F, 12)
-#define DL_1_14(F) DL_1_12(F) DCASE(F, 13) DCASE(F, 14)
+/* Instantiations: one function per (kernel width, stride, check, pixel
+ * count) and per pixel count of the general tile, called through tables
+ * (for the compiler's time: see direct_tpl.h's tile table). */
+typedef void (*dw_tile_fn)(const tile *t);
 
-/* The dense tiles as (KW, SW, CHECK) instances, each switching on ur. */
+#define DW_DEF(F, u)                                                                               \
+    static void FN(F##_##u)(const tile *t) {                                                       \
+        F(t, u);                                                                                   \
+    }
+#define DW_ENT(F, u) [u] = FN(F##_##u),
+#define DL_1_10(X, F)                                                                              \
+    X(F, 1) X(F, 2) X(F, 3) X(F, 4) X(F, 5) X(F, 6) X(F, 7) X(F, 8) X(F, 9) X(F, 10)
+#define DL_1_12(X, F) DL_1_10(X, F) X(F, 11) X(F, 12)
+#define DL_1_14(X, F) DL_1_12(X, F) X(F, 13) X(F, 14)
+
+/* The dense tiles as (KW, SW, CHECK) instances. */
 #define DW_K(KW, SW, C, LIST)                                                                      \
     AI void dw_k##KW##s##SW##c##C(const tile *t, const int UR) {                                   \
         dw_tile_k(t, UR, KW, SW, C);                                                               \
     }                                                                                              \
-    DW_FN(dw_k##KW##s##SW##c##C, LIST)
+    LIST(DW_DEF, dw_k##KW##s##SW##c##C)
 #define DW_KS(KW, SW, LIST) DW_K(KW, SW, 0, LIST) DW_K(KW, SW, 1, LIST)
 
 DW_KS(3, 1, DWLIST)
 DW_KS(3, 2, DWLIST)
 DW_KS(5, 1, DWLIST5)
 DW_KS(5, 2, DWLIST5)
-DW_FN(dw_tile_gen, DWLIST)
+DWLIST(DW_DEF, dw_tile_gen)
 
-/* A depthwise tile kernel switching on its pixel count ur. */
-typedef void (*dw_tile_fn)(const tile *t, int ur);
+_Static_assert(sizeof((dw_tile_fn[]){DWLIST(DW_ENT, dw_tile_gen)}) ==
+                   (DWMAX + 1) * sizeof(dw_tile_fn),
+               "DWLIST instantiates widths 1 .. DWMAX");
+_Static_assert(sizeof((dw_tile_fn[]){DWLIST5(DW_ENT, dw_k5s1c0)}) ==
+                   (DWMAX5 + 1) * sizeof(dw_tile_fn),
+               "DWLIST5 instantiates widths 1 .. DWMAX5");
+_Static_assert(DWMAX <= URMAX1 && DWMAX5 <= URMAX1, "depthwise tile table width");
 
-/* [kernel 3 or 5][stride 1 or 2][check] */
-static const dw_tile_fn FN(dw_tiles)[2][2][2] = {
-    {{FN(dw_k3s1c0), FN(dw_k3s1c1)}, {FN(dw_k3s2c0), FN(dw_k3s2c1)}},
-    {{FN(dw_k5s1c0), FN(dw_k5s1c1)}, {FN(dw_k5s2c0), FN(dw_k5s2c1)}},
+/* [kernel 3 or 5][stride 1 or 2][check][pixels 1 .. DWMAX or DWMAX5] */
+#define DW_ROW(F, LIST)                                                                            \
+    { LIST(DW_ENT, F) }
+static const dw_tile_fn FN(dw_tiles)[2][2][2][URMAX1 + 1] = {
+    {{DW_ROW(dw_k3s1c0, DWLIST), DW_ROW(dw_k3s1c1, DWLIST)},
+     {DW_ROW(dw_k3s2c0, DWLIST), DW_ROW(dw_k3s2c1, DWLIST)}},
+    {{DW_ROW(dw_k5s1c0, DWLIST5), DW_ROW(dw_k5s1c1, DWLIST5)},
+     {DW_ROW(dw_k5s2c0, DWLIST5), DW_ROW(dw_k5s2c1, DWLIST5)}},
 };
+/* the general tile by pixel count */
+static const dw_tile_fn FN(dw_gen)[URMAX1 + 1] = {DWLIST(DW_ENT, dw_tile_gen)};
+
+const int FN(lg__conv_dw_urmax)[2] = {DWMAX, DWMAX5};
 
 void FN(lg__conv_dw)(const lg__conv_direct *d, int64_t lo, int64_t hi, const float *src,
                      const float *wei, const float *bias, float *dst) {
@@ -152,7 +166,7 @@ void FN(lg__conv_dw)(const lg__conv_direct *d, int64_t lo, int64_t hi, const flo
     t.d = d;
     t.bias = bias;
     /* the dense tiles (d->dw_k: kernel 3 or 5, stride 1 or 2, no dilation) */
-    const dw_tile_fn *kt = d->dw_k ? FN(dw_tiles)[s->kw == 5][s->sw == 2] : NULL;
+    const dw_tile_fn(*kt)[URMAX1 + 1] = d->dw_k ? FN(dw_tiles)[s->kw == 5][s->sw == 2] : NULL;
     /* items (n, cb, od, oh), or for an nhwc source (n, od, oh, cb): the
      * blocks of a row in turn, so that each source row comes from memory
      * once (not once per block) */
@@ -185,9 +199,9 @@ void FN(lg__conv_dw)(const lg__conv_direct *d, int64_t lo, int64_t hi, const flo
             if (kt && !t.mload) {
                 /* interior: every source vector of the tile inside the row */
                 int64_t q0 = ow * s->sw - s->pw, q1 = q0 + (u - 1) * s->sw + s->kw;
-                kt[q0 < 0 || q1 > s->iw](&t, u);
+                kt[q0 < 0 || q1 > s->iw][u](&t);
             } else {
-                FN(dw_tile_gen)(&t, u);
+                FN(dw_gen)[u](&t);
             }
             ow += u;
         }
