@@ -173,6 +173,36 @@ Test(conv_kxk, ring_tap_table) {
     }
 }
 
+Test(conv_kxk, ring_l1_prefetch) {
+    /* The ring's steps with and without the L1 prefetches (direct.h
+     * ring_l1pf: a chunk's weights past 48 KB). 3x3 16 -> 16 (9 KB of
+     * weights) never prefetches; 3x3 256 -> 64 (576 KB: a chunk of one
+     * 8-wide block is 72 KB) always does, its prefetches reaching across
+     * the taps' boundaries and, at a tile's last step, past its data. */
+    static const int64_t shp[][5] = {
+        /* ic, oc, hw, n, prefetching plans */
+        {16, 16, 14, 2, 0},
+        {256, 64, 14, 2, 1},
+        {256, 64, 9, 1, 1},
+    };
+    uint64_t seed = 370;
+    for (size_t i = 0; i < sizeof shp / sizeof shp[0]; i++) {
+        const int64_t *q = shp[i];
+        cprob p = p2d(q[3], 1, q[0], q[1], q[2], 3, 1, 1);
+        set_epi(&p, (int)i % 6);
+        char what[128];
+        snprintf(what, sizeof what, "3x3 %lld->%lld at %lld N %lld %s", (long long)q[0],
+                 (long long)q[1], (long long)q[2], (long long)q[3], epi_name[i % 6]);
+        long before = atomic_load(&lg__conv_l1pf_plans);
+        run_all(&p, what, "direct", seed++);
+        long built = atomic_load(&lg__conv_l1pf_plans) - before;
+        if (q[4])
+            cr_assert_gt(built, 0, "%s: no plan prefetched the ring's steps", what);
+        else
+            cr_assert_eq(built, 0, "%s: %ld plans prefetched the ring's steps", what, built);
+    }
+}
+
 Test(conv_kxk, ring_edge_sections) {
     /* The ring's tap table in edge sections (direct.h ring_edge): the
      * row's first pixel skips the kw = 0 column, its last the kw = KW - 1

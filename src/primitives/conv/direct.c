@@ -172,6 +172,7 @@ static bool tap_edges(lg__conv_direct *d, int64_t ur, int64_t lo, int64_t hi) {
 int lg__conv_rings_off;
 atomic_long lg__conv_edge_plans;
 atomic_long lg__conv_src_row_plans;
+atomic_long lg__conv_l1pf_plans;
 
 void lg__conv_direct_free(lg__conv_direct *d) {
     if (!d) return;
@@ -442,6 +443,8 @@ bool lg__conv_direct_plan(const lg__conv_kernel *c, int vl, lg__conv_direct **ou
         const int64_t l1 = 32 << 10;
         d->rows_inner =
             d->nchunk > 1 && (wbytes > (1 << 20) || (d->tap_off && cbytes <= l1 && wbytes > l1));
+        d->ring_l1pf = d->ring_tq && cbytes > (48 << 10);
+        if (d->ring_l1pf) atomic_fetch_add(&lg__conv_l1pf_plans, 1);
     }
     *out = d;
     return true;

@@ -213,6 +213,14 @@ typedef struct lg__conv_direct {
      * segments, evenly spaced, by adding their strides (segments outermost
      * with a table entry each ran that layer 0.6% slower). */
     int ring_tq;
+    /* With ring_tq: each step's two-channel loops prefetch the next step's
+     * weights and source pixels into L1. Set when a chunk's weights pass
+     * 48 KB (this Intel host's L1d): they then stream from L2, in an order
+     * the hardware prefetchers follow late (3x3 128->128 28x28, 147 KB a
+     * chunk: 6-8% faster). A chunk that fits stays in L1 over the row, and
+     * the hints only take load slots (3x3 32->32 112x112, 37 KB: 2% slower
+     * with them). */
+    int ring_l1pf;
     /* Edge sections of the tap table (with ring_tq and KW >= 2): bit 0
      * when the row's first output pixel reads padding at kw = 0 (a left
      * pad), bit 1 when its last pixel reads padding at kw = KW - 1. The
@@ -250,6 +258,10 @@ LG_INTERNAL extern atomic_long lg__conv_edge_plans;
 /* Test hook: the number of direct plans built with src_rows in this
  * process. */
 LG_INTERNAL extern atomic_long lg__conv_src_row_plans;
+
+/* Test hook: the number of direct plans built with ring_l1pf in this
+ * process. */
+LG_INTERNAL extern atomic_long lg__conv_l1pf_plans;
 
 /* Build the direct plan of c for vector length vl, or return false (the
  * layouts or the problem do not fit this path). *out is allocated with

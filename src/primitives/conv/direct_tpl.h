@@ -152,12 +152,36 @@ AI void tile_flat(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX
     }
 }
 
-/* Steps [q0, q1) of the ring's tap table (whole blocks) for pixels [P0,
- * PE) of the tile, issuing the L2 prefetches per step. */
-AI void ring_walk(const tile *t, const int NB, const int KIND, const int P0, const int PE,
-                  int64_t q0, int64_t q1, vec acc[LG_CONV_MAX_NB][URMAX], pf_lines *wpf,
-                  int64_t wpf_per, pf_lines *spf, int64_t spf_per) {
+/* The VL channels of one step of the ring's tap table for pixels [P0,
+ * PE), two a loop (2% faster than four, 6% than sixteen: 3x3 128->128
+ * 28x28, one thread). With PF (ring_l1pf) each loop also prefetches into
+ * L1 the next step's weights for its two channels and two of the next
+ * step's source pixels, ns and nw floats on. */
+AI void ring_step(const float *s, const float *const *wp, const int NB, const int KIND,
+                  const int P0, const int PE, const bool PF, int64_t ns, int64_t nw,
+                  vec acc[LG_CONV_MAX_NB][URMAX]) {
     const int64_t sp = KIND == LG_CONV_SRC_BLK ? VL : 2 * VL, sic = 1;
+    for (int i = 0; i < VL; i += 2) {
+        if (PF) {
+#pragma GCC unroll 4
+            for (int j = 0; j < NB; j++) {
+                _mm_prefetch((const char *)(wp[j] + nw + i * VL), _MM_HINT_T0);
+                _mm_prefetch((const char *)(wp[j] + nw + (i + 1) * VL), _MM_HINT_T0);
+            }
+            if (i < PE) _mm_prefetch((const char *)(s + ns + i * sp), _MM_HINT_T0);
+            if (i + 1 < PE) _mm_prefetch((const char *)(s + ns + (i + 1) * sp), _MM_HINT_T0);
+        }
+        TILE_STEP_P(i, P0, PE);
+        TILE_STEP_P(i + 1, P0, PE);
+    }
+}
+
+/* Steps [q0, q1) of the ring's tap table (whole blocks) for pixels [P0,
+ * PE) of the tile, issuing the L2 prefetches per step; with PF the L1
+ * ones of ring_step. */
+AI void ring_steps(const tile *t, const int NB, const int KIND, const int P0, const int PE,
+                   const bool PF, int64_t q0, int64_t q1, vec acc[LG_CONV_MAX_NB][URMAX],
+                   pf_lines *wpf, int64_t wpf_per, pf_lines *spf, int64_t spf_per) {
     const float *wb[LG_CONV_MAX_NB];
 #pragma GCC unroll 4
     for (int j = 0; j < NB; j++) wb[j] = t->wei + t->ch->ocb[j].woff;
@@ -168,33 +192,28 @@ AI void ring_walk(const tile *t, const int NB, const int KIND, const int P0, con
         for (int64_t g = 0; g < t->nseg; g++) {
             pf_issue(wpf, wpf_per);
             pf_issue(spf, spf_per);
-            /* the next step's source and weights, from this step's: the
-             * next segment, or the next tap's first */
+            /* the next step: the next segment, or the next tap's first */
             int64_t ns = t->tq_ss, nw = t->tq_ws;
-            if (g == t->nseg - 1 && q + 1 < t->ntq) {
+            if (PF && g == t->nseg - 1 && q + 1 < t->ntq) {
                 ns = t->tq[2 * q + 2] - t->tq[2 * q] - g * t->tq_ss;
                 nw = t->tq[2 * q + 3] - t->tq[2 * q + 1] - g * t->tq_ws;
             }
-            /* two channels a loop: 2% faster than four, 6% than sixteen
-             * (3x3 128->128 28x28, one thread); each loop prefetches the
-             * next step's weights for its two channels and two of the
-             * next step's source pixels into L1 */
-            for (int i = 0; i < VL; i += 2) {
-#pragma GCC unroll 4
-                for (int j = 0; j < NB; j++) {
-                    _mm_prefetch((const char *)(wp[j] + nw + i * VL), _MM_HINT_T0);
-                    _mm_prefetch((const char *)(wp[j] + nw + (i + 1) * VL), _MM_HINT_T0);
-                }
-                if (i < PE) _mm_prefetch((const char *)(s + ns + i * sp), _MM_HINT_T0);
-                if (i + 1 < PE) _mm_prefetch((const char *)(s + ns + (i + 1) * sp), _MM_HINT_T0);
-                TILE_STEP_P(i, P0, PE);
-                TILE_STEP_P(i + 1, P0, PE);
-            }
+            ring_step(s, wp, NB, KIND, P0, PE, PF, ns, nw, acc);
             s += t->tq_ss;
 #pragma GCC unroll 4
             for (int j = 0; j < NB; j++) wp[j] += t->tq_ws;
         }
     }
+}
+
+/* ring_steps, with the L1 prefetches where the plan asks for them. */
+AI void ring_walk(const tile *t, const int NB, const int KIND, const int P0, const int PE,
+                  int64_t q0, int64_t q1, vec acc[LG_CONV_MAX_NB][URMAX], pf_lines *wpf,
+                  int64_t wpf_per, pf_lines *spf, int64_t spf_per) {
+    if (t->d->ring_l1pf)
+        ring_steps(t, NB, KIND, P0, PE, true, q0, q1, acc, wpf, wpf_per, spf, spf_per);
+    else
+        ring_steps(t, NB, KIND, P0, PE, false, q0, q1, acc, wpf, wpf_per, spf, spf_per);
 }
 
 /* A tile of NB blocks x UR pixels, every tap inside the input along W. */
