@@ -156,7 +156,7 @@ AI void tile_flat(const tile *t, const int NB, const int UR, vec acc[LG_CONV_MAX
  * PE), two a loop (2% faster than four, 6% than sixteen: 3x3 128->128
  * 28x28, one thread). With PF (ring_l1pf) each loop also prefetches into
  * L1 the next step's weights for its two channels and two of the next
- * step's source pixels, ns and nw floats on: pixels 0 .. 15, past the
+ * step's source pixels, ns and nw floats on: pixels 0 .. VL - 1, past the
  * tile's last one when it is narrower (a hint never faults; testing
  * i < PE instead kept the loop's counter on the stack and spilled an
  * accumulator: 3x3 128->128 28x28 ran 1% slower). */
