@@ -175,10 +175,11 @@ Test(conv_kxk, ring_tap_table) {
 
 Test(conv_kxk, ring_l1_prefetch) {
     /* The ring's steps with and without the L1 prefetches (direct.h
-     * ring_l1pf: a chunk's weights past 48 KB). 3x3 16 -> 16 (9 KB of
-     * weights) never prefetches; 3x3 256 -> 64 (576 KB: a chunk of one
-     * 8-wide block is 72 KB) always does, its prefetches reaching across
-     * the taps' boundaries and, at a tile's last step, past its data. */
+     * ring_l1pf: a chunk's weights past 48 KB; the edge sections prefetch
+     * either way). 3x3 16 -> 16 (9 KB of weights) walks its middle
+     * sections without them; 3x3 256 -> 64 (576 KB: a chunk of one 8-wide
+     * block is 72 KB) with them, its prefetches reaching across the taps'
+     * boundaries and, at a tile's last step, past its data. */
     static const int64_t shp[][5] = {
         /* ic, oc, hw, n, prefetching plans */
         {16, 16, 14, 2, 0},

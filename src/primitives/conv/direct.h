@@ -219,7 +219,8 @@ typedef struct lg__conv_direct {
      * the hardware prefetchers follow late (3x3 128->128 28x28, 147 KB a
      * chunk: 6-8% faster). A chunk that fits stays in L1 over the row, and
      * the hints only take load slots (3x3 32->32 112x112, 37 KB: 2% slower
-     * with them). */
+     * with them). The edge sections (ring_edge) prefetch either way
+     * (direct_tpl.h ring_walk). */
     int ring_l1pf;
     /* Edge sections of the tap table (with ring_tq and KW >= 2): bit 0
      * when the row's first output pixel reads padding at kw = 0 (a left
